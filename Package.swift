@@ -1,0 +1,77 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "reqd",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "reqd", targets: ["reqd"]),
+        .executable(name: "reqd-client", targets: ["reqd-client"]),
+        .executable(name: "reqd-bench", targets: ["reqd-bench"]),
+        .library(name: "ReqdCore", targets: ["ReqdCore"]),
+        .library(name: "ReqdProtocol", targets: ["ReqdProtocol"]),
+        .library(name: "ReqdDaemon", targets: ["ReqdDaemon"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSystemd",
+            pkgConfig: "libsystemd",
+            providers: [.apt(["libsystemd-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(name: "ReqdProtocol"),
+        .target(name: "ReqdCore", dependencies: ["ReqdProtocol"]),
+        .target(
+            name: "ReqdDaemon",
+            dependencies: [
+                "ReqdCore", "ReqdProtocol", "CSystemd", "CSQLite",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "reqd",
+            dependencies: [
+                "ReqdDaemon",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "reqd-client",
+            dependencies: [
+                "ReqdProtocol",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(
+            name: "reqd-bench",
+            dependencies: [
+                "ReqdProtocol",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "bench/Sources/reqd-bench"
+        ),
+        .testTarget(name: "ReqdCoreTests", dependencies: ["ReqdCore", "ReqdProtocol"]),
+        .testTarget(name: "ReqdProtocolTests", dependencies: ["ReqdProtocol"]),
+        .testTarget(
+            name: "ReqdDaemonTests",
+            dependencies: ["ReqdDaemon", "ReqdCore", "ReqdProtocol", .product(name: "Logging", package: "swift-log")]
+        ),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["ReqdProtocol", "reqd", "reqd-client"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

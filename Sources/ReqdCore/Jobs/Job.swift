@@ -1,0 +1,78 @@
+import ReqdProtocol
+
+/// One job the scheduler owns: its identity, ownership, state and kind-specific work.
+public struct Job: Sendable {
+    public let id: JobID
+    /// The uid that registered the job; only it and root can see or cancel it.
+    public let owner: UInt32
+    /// The (owner, key) pair is unique among active jobs: a new job with the same key replaces the old.
+    public var key: String?
+    public var scope: String?
+    /// Whether the job is in the store.
+    public let durable: Bool
+    public let createdAt: WallTime
+    public var state: JobState
+    public var endedAt: WallTime?
+    public var reason: CancelReason?
+    public var replacedBy: JobID?
+    /// The kind-specific part.
+    public var work: Work
+
+    /// The kind-specific part of a job.
+    public enum Work: Sendable {
+        case countdown(Countdown)
+    }
+
+    /// The job's kind.
+    public var kind: JobKind {
+        switch work {
+        case .countdown: .countdown
+        }
+    }
+
+    /// The countdown part, when this job is a countdown.
+    public var countdown: Countdown? {
+        get {
+            if case .countdown(let value) = work { return value }
+            return nil
+        }
+        set {
+            if let newValue { work = .countdown(newValue) }
+        }
+    }
+}
+
+/// A countdown's timing. Time left is always `deadline - now`; nothing is decremented.
+public struct Countdown: Sendable, Hashable {
+    /// When it expires, on the boot-time clock.
+    public var deadline: Instant
+    /// The tick interval in nanoseconds.
+    public var tick: Int64
+    /// How late the expiry was handled, once it has expired.
+    public var lateBy: Int64?
+}
+
+/// A client connection as the scheduler knows it.
+public struct ConnectionID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    public var rawValue: UInt64
+
+    public init(_ rawValue: UInt64) { self.rawValue = rawValue }
+
+    public static func < (lhs: ConnectionID, rhs: ConnectionID) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    public var description: String { "conn-\(rawValue)" }
+}
+
+/// Who is on the other end of a connection, from SO_PEERCRED.
+public struct Peer: Hashable, Sendable {
+    public var uid: UInt32
+    public var pid: Int32
+
+    public init(uid: UInt32, pid: Int32) {
+        self.uid = uid
+        self.pid = pid
+    }
+
+    /// Root sees and cancels every job; anyone else only their own.
+    public func mayAccess(ownerUID: UInt32) -> Bool { uid == 0 || uid == ownerUID }
+}

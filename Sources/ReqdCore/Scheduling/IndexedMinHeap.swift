@@ -1,0 +1,108 @@
+/// A binary min-heap of keyed deadlines that can insert, move and remove any key in O(log n).
+///
+/// Each key appears at most once. A position index maps keys to their slot so `update` and
+/// `remove` need no search.
+public struct IndexedMinHeap<Key: Hashable & Sendable, Priority: Comparable & Sendable>: Sendable {
+    /// One entry: a key and its priority.
+    public struct Entry: Sendable {
+        public var key: Key
+        public var priority: Priority
+    }
+
+    private var entries: [Entry] = []
+    private var positions: [Key: Int] = [:]
+
+    /// Creates an empty heap.
+    public init() {}
+
+    /// The number of keys in the heap.
+    public var count: Int { entries.count }
+    /// Whether the heap is empty.
+    public var isEmpty: Bool { entries.isEmpty }
+    /// The entry with the smallest priority.
+    public var min: Entry? { entries.first }
+
+    /// The priority of `key`, or nil when it is not in the heap.
+    public func priority(of key: Key) -> Priority? {
+        positions[key].map { entries[$0].priority }
+    }
+
+    /// Whether `key` is in the heap.
+    public func contains(_ key: Key) -> Bool { positions[key] != nil }
+
+    /// Inserts `key`, or moves it when it is already present.
+    public mutating func set(_ key: Key, priority: Priority) {
+        if let index = positions[key] {
+            let old = entries[index].priority
+            entries[index].priority = priority
+            if priority < old { siftUp(index) } else { siftDown(index) }
+        } else {
+            entries.append(Entry(key: key, priority: priority))
+            positions[key] = entries.count - 1
+            siftUp(entries.count - 1)
+        }
+    }
+
+    /// Removes `key`; returns its priority when it was present.
+    @discardableResult
+    public mutating func remove(_ key: Key) -> Priority? {
+        guard let index = positions.removeValue(forKey: key) else { return nil }
+        let removed = entries[index].priority
+        let last = entries.removeLast()
+        if index < entries.count {
+            entries[index] = last
+            positions[last.key] = index
+            siftDown(index)
+            siftUp(index)
+        }
+        return removed
+    }
+
+    /// Removes and returns the smallest entry when its priority is at or before `limit`.
+    public mutating func popMin(notAfter limit: Priority) -> Entry? {
+        guard let first = entries.first, !(limit < first.priority) else { return nil }
+        remove(first.key)
+        return first
+    }
+
+    private mutating func siftUp(_ start: Int) {
+        var child = start
+        let moving = entries[child]
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard moving.priority < entries[parent].priority else { break }
+            entries[child] = entries[parent]
+            positions[entries[child].key] = child
+            child = parent
+        }
+        entries[child] = moving
+        positions[moving.key] = child
+    }
+
+    private mutating func siftDown(_ start: Int) {
+        var parent = start
+        let moving = entries[parent]
+        let count = entries.count
+        while true {
+            let left = 2 * parent + 1
+            guard left < count else { break }
+            let right = left + 1
+            let smaller = right < count && entries[right].priority < entries[left].priority ? right : left
+            guard entries[smaller].priority < moving.priority else { break }
+            entries[parent] = entries[smaller]
+            positions[entries[parent].key] = parent
+            parent = smaller
+        }
+        entries[parent] = moving
+        positions[moving.key] = parent
+    }
+
+    /// Checks the heap property and the index; for tests.
+    public func isValid() -> Bool {
+        for (index, entry) in entries.enumerated() {
+            if positions[entry.key] != index { return false }
+            if index > 0, entry.priority < entries[(index - 1) / 2].priority { return false }
+        }
+        return positions.count == entries.count
+    }
+}

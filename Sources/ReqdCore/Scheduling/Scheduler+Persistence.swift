@@ -1,0 +1,119 @@
+import ReqdProtocol
+
+extension Scheduler {
+    /// The store's row for a job, with its deadline projected onto the wall clock.
+    func record(of job: Job, at now: ClockReading) -> JobRecord {
+        JobRecord(
+            id: job.id.rawValue, owner: job.owner, kind: job.kind, state: job.state, key: job.key, scope: job.scope,
+            createdAt: job.createdAt, endedAt: job.endedAt, reason: job.reason, replacedBy: job.replacedBy?.rawValue,
+            deadline: job.countdown.map { now.wall(at: $0.deadline) }, tickNanos: job.countdown?.tick,
+            lateByNanos: job.countdown?.lateBy)
+    }
+
+    /// Finishes what waited for a commit: starts staged jobs and sends held replies, or refuses them.
+    mutating func completeCommit(
+        _ token: CommitToken, failure: String?, at now: ClockReading, into effects: inout [SchedulerEffect]
+    ) {
+        guard let pending = pendingCommits.removeValue(forKey: token) else { return }
+        switch pending {
+        case .registration(let job, let connection, let requestID, let follow):
+            stagedCount -= 1
+            if let failure {
+                effects.append(
+                    .reply(
+                        connection, requestID,
+                        .failure(SchedulerError(.storageUnavailable, "the job was not stored, so it was not accepted: \(failure)"))))
+            } else {
+                let body = activate(job, connection: connection, requestID: requestID, follow: follow, at: now, into: &effects)
+                effects.append(.reply(connection, requestID, .success(body)))
+            }
+        case .reply(let connection, let requestID, let result):
+            if let failure {
+                effects.append(
+                    .reply(
+                        connection, requestID,
+                        .failure(
+                            SchedulerError(
+                                .storageUnavailable,
+                                "the change took effect but could not be written, so a restart may undo it: \(failure)"))))
+            } else {
+                effects.append(.reply(connection, requestID, result))
+            }
+        }
+    }
+
+    /// Rebuilds jobs read from the store; active ones resume with their true remaining time.
+    ///
+    /// Deadlines that passed while the daemon was down are due at once and expire with `late_by`.
+    mutating func restore(_ records: [JobRecord], at now: ClockReading, into effects: inout [SchedulerEffect]) {
+        let ordered = records.sorted { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
+        var ended: [(Job, WallTime)] = []
+        for record in ordered {
+            guard jobs[JobID(record.id)] == nil else { continue }
+            let work: Job.Work
+            switch record.kind {
+            case .countdown:
+                guard let deadline = record.deadline, let tick = record.tickNanos, tick > 0 else { continue }
+                work = .countdown(Countdown(deadline: now.instant(at: deadline), tick: tick, lateBy: record.lateByNanos))
+            }
+            let job = Job(
+                id: JobID(record.id), owner: record.owner, key: record.key, scope: record.scope, durable: true,
+                createdAt: record.createdAt, state: record.state, endedAt: record.endedAt, reason: record.reason,
+                replacedBy: record.replacedBy.map(JobID.init), work: work)
+            if job.state == .active {
+                if let key = job.key, let holder = activeByKey[OwnedKey(owner: job.owner, key: key)], let old = jobs[holder] {
+                    finish(old, as: .cancelled, reason: .superseded, replacedBy: job.id, at: now, into: &effects)
+                }
+                jobs[job.id] = job
+                if let key = job.key { activeByKey[OwnedKey(owner: job.owner, key: key)] = job.id }
+                if let scope = job.scope { activeByScope[scope, default: []].insert(job.id) }
+                adjustCount(owner: job.owner, kind: job.kind, state: .active, by: 1)
+                scheduleCountdown(job, at: now.instant)
+            } else {
+                ended.append((job, record.endedAt ?? record.createdAt))
+            }
+        }
+        ended.sort { ($0.1, $0.0.id) < ($1.1, $1.0.id) }
+        for (job, endedAt) in ended {
+            jobs[job.id] = job
+            adjustCount(owner: job.owner, kind: job.kind, state: job.state, by: 1)
+            retain(job.id, endedAt: now.instant(at: endedAt), at: now, into: &effects)
+        }
+        purgeExpiredRetention(at: now, into: &effects)
+    }
+
+    /// Keeps an ended job visible for the retention period.
+    mutating func retain(_ id: JobID, endedAt: Instant, at now: ClockReading, into effects: inout [SchedulerEffect]) {
+        retained.append((id, endedAt))
+        enforceRetentionLimit(at: now, into: &effects)
+    }
+
+    /// Drops the oldest ended jobs beyond the retained-job limit.
+    mutating func enforceRetentionLimit(at now: ClockReading, into effects: inout [SchedulerEffect]) {
+        while retained.count - retainedHead > configuration.maxRetainedJobs {
+            dropOldestRetained(into: &effects)
+        }
+    }
+
+    /// Drops ended jobs whose retention has passed.
+    mutating func purgeExpiredRetention(at now: ClockReading, into effects: inout [SchedulerEffect]) {
+        while retainedHead < retained.count,
+            retained[retainedHead].endedAt.advanced(by: configuration.retentionNanos) <= now.instant
+        {
+            dropOldestRetained(into: &effects)
+        }
+    }
+
+    private mutating func dropOldestRetained(into effects: inout [SchedulerEffect]) {
+        let (id, _) = retained[retainedHead]
+        retainedHead += 1
+        if let job = jobs.removeValue(forKey: id) {
+            adjustCount(owner: job.owner, kind: job.kind, state: job.state, by: -1)
+            if job.durable { effects.append(.persist(.delete(id.rawValue))) }
+        }
+        if retainedHead > 1024, retainedHead * 2 > retained.count {
+            retained.removeFirst(retainedHead)
+            retainedHead = 0
+        }
+    }
+}

@@ -1,0 +1,26 @@
+/// Why the scheduler refused a request. The daemon maps `code` to a wire code in one place.
+public struct SchedulerError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of refusal this is.
+    public enum Code: Sendable, Hashable {
+        case badField
+        case missingField
+        case conflictingFields
+        case badDuration
+        case unknownJob
+        case unsupportedProtocol
+        case tooManyJobs
+        case storageUnavailable
+        case shuttingDown
+    }
+
+    public var code: Code
+    /// For people; names fields and values the client sent, never secrets.
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}

@@ -1,0 +1,57 @@
+import ReqdProtocol
+
+/// A job as the store keeps it: one row, with deadlines in wall-clock time so they survive a reboot.
+public struct JobRecord: Sendable, Hashable {
+    public var id: String
+    public var owner: UInt32
+    public var kind: JobKind
+    public var state: JobState
+    public var key: String?
+    public var scope: String?
+    public var createdAt: WallTime
+    public var endedAt: WallTime?
+    public var reason: CancelReason?
+    public var replacedBy: String?
+    /// A countdown's deadline, projected onto the wall clock when the record was written.
+    public var deadline: WallTime?
+    public var tickNanos: Int64?
+    public var lateByNanos: Int64?
+
+    public init(
+        id: String, owner: UInt32, kind: JobKind, state: JobState, key: String?, scope: String?,
+        createdAt: WallTime, endedAt: WallTime?, reason: CancelReason?, replacedBy: String?,
+        deadline: WallTime?, tickNanos: Int64?, lateByNanos: Int64?
+    ) {
+        self.id = id
+        self.owner = owner
+        self.kind = kind
+        self.state = state
+        self.key = key
+        self.scope = scope
+        self.createdAt = createdAt
+        self.endedAt = endedAt
+        self.reason = reason
+        self.replacedBy = replacedBy
+        self.deadline = deadline
+        self.tickNanos = tickNanos
+        self.lateByNanos = lateByNanos
+    }
+}
+
+/// One change for the store to make. Changes are applied in order, in one transaction per batch.
+public enum StoreChange: Sendable, Hashable {
+    /// Add a new job. When it is active and has a key, other active rows with the same owner and key
+    /// are marked cancelled (superseded) in the same transaction, so the disk never holds two.
+    case insert(JobRecord)
+    /// Replace a job's row with its new state.
+    case update(JobRecord)
+    /// Remove a job's row (its retention has passed).
+    case delete(String)
+}
+
+/// A number that ties a commit barrier to its completion.
+public struct CommitToken: Hashable, Sendable {
+    public var rawValue: UInt64
+
+    public init(_ rawValue: UInt64) { self.rawValue = rawValue }
+}

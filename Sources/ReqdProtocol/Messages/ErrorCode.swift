@@ -1,0 +1,47 @@
+/// The stable error codes a reply can carry. docs/PROTOCOL.md lists them; never rename one.
+public enum ErrorCode: String, Codable, Sendable, CaseIterable, Hashable {
+    /// The request line was longer than the daemon's limit.
+    case lineTooLong = "line_too_long"
+    /// The line was not a JSON object.
+    case badJSON = "bad_json"
+    /// A required field was missing.
+    case missingField = "missing_field"
+    /// A field had the wrong type or an invalid value.
+    case badField = "bad_field"
+    /// The request named a field the operation does not take.
+    case unknownField = "unknown_field"
+    /// Two fields that exclude each other were both given, or none of a required pair.
+    case conflictingFields = "conflicting_fields"
+    /// The `op` is not one the daemon knows.
+    case unknownOperation = "unknown_op"
+    /// A duration was negative, zero where that makes no sense, or absurdly large.
+    case badDuration = "bad_duration"
+    /// No job with that id exists for this caller.
+    case unknownJob = "unknown_job"
+    /// The client asked for a protocol version the daemon does not speak.
+    case unsupportedProtocol = "unsupported_protocol"
+    /// The daemon holds as many jobs as its configuration allows.
+    case tooManyJobs = "too_many_jobs"
+    /// The job could not be written to disk, so it was not accepted.
+    case storageUnavailable = "storage_unavailable"
+    /// The daemon is stopping and accepts no new work.
+    case shuttingDown = "shutting_down"
+    /// Something went wrong inside the daemon; the log says more.
+    case `internal` = "internal"
+}
+
+/// An error as it travels in a reply: a stable code and a message for people.
+public struct WireError: Error, Codable, Sendable, Hashable, CustomStringConvertible {
+    /// The stable code.
+    public var code: ErrorCode
+    /// What went wrong, for people. Never contains secrets.
+    public var message: String
+
+    /// Creates a wire error.
+    public init(_ code: ErrorCode, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+}

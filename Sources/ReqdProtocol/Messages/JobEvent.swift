@@ -1,0 +1,82 @@
+/// What happened to a job, as streamed to watchers and written to the log.
+public enum JobEventType: String, Codable, Sendable, Hashable {
+    /// The job was accepted (and, when durable, written to disk).
+    case registered
+    /// A countdown crossed a whole multiple of its tick.
+    case tick
+    /// A countdown reached its deadline. Terminal.
+    case expired
+    /// The job was cancelled; `reason` says why. Terminal.
+    case cancelled
+
+    /// Whether this event ends the job's stream.
+    public var isTerminal: Bool { self == .expired || self == .cancelled }
+}
+
+/// One event of one job.
+public struct JobEvent: Codable, Sendable, Hashable {
+    public var type: JobEventType
+    public var job: String
+    public var kind: JobKind
+    public var key: String?
+    public var scope: String?
+    public var owner: UInt32
+    /// When it happened, in wall-clock time.
+    public var at: WallTime
+    /// Time left, for ticks and registrations of countdowns.
+    public var remainingMs: Int64?
+    /// How late the expiry was handled, in fractional milliseconds.
+    public var lateByMs: Double?
+    public var reason: CancelReason?
+    public var replacedBy: String?
+
+    public init(
+        type: JobEventType, job: String, kind: JobKind, key: String?, scope: String?, owner: UInt32, at: WallTime,
+        remainingMs: Int64? = nil, lateByMs: Double? = nil, reason: CancelReason? = nil, replacedBy: String? = nil
+    ) {
+        self.type = type
+        self.job = job
+        self.kind = kind
+        self.key = key
+        self.scope = scope
+        self.owner = owner
+        self.at = at
+        self.remainingMs = remainingMs
+        self.lateByMs = lateByMs
+        self.reason = reason
+        self.replacedBy = replacedBy
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case type = "event"
+        case job, kind, key, scope, owner, at
+        case remainingMs = "remaining_ms"
+        case lateByMs = "late_by_ms"
+        case reason
+        case replacedBy = "replaced_by"
+    }
+}
+
+/// An event line on the wire: the event plus the id of the `watch` (or `follow`) request it belongs to.
+public struct EventMessage: Codable, Sendable, Hashable {
+    public var watch: RequestID
+    public var event: JobEvent
+
+    public init(watch: RequestID, event: JobEvent) {
+        self.watch = watch
+        self.event = event
+    }
+
+    enum CodingKeys: String, CodingKey { case watch }
+
+    public init(from decoder: any Decoder) throws {
+        watch = try decoder.container(keyedBy: CodingKeys.self).decode(RequestID.self, forKey: .watch)
+        event = try JobEvent(from: decoder)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(watch, forKey: .watch)
+        try event.encode(to: encoder)
+    }
+}

@@ -1,0 +1,11 @@
+/// The operations a request line can name in its `op` field.
+public enum Operation: String, Codable, Sendable, CaseIterable {
+    case hello
+    case registerCountdown = "register-countdown"
+    case cancel
+    case status
+    case list
+    case watch
+    case unwatch
+    case wait
+}

@@ -1,0 +1,121 @@
+/// The `hello` result.
+public struct HelloResult: Codable, Sendable, Hashable {
+    public var protocolVersion: Int
+    public var server: String
+    public var version: String
+    /// The uid the daemon sees this connection as.
+    public var uid: UInt32
+
+    public init(protocolVersion: Int, server: String, version: String, uid: UInt32) {
+        self.protocolVersion = protocolVersion
+        self.server = server
+        self.version = version
+        self.uid = uid
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case protocolVersion = "protocol"
+        case server, version, uid
+    }
+}
+
+/// The result of a registration.
+public struct RegisterResult: Codable, Sendable, Hashable {
+    public var job: JobInfo
+    /// The id of the running job with the same key that this registration replaced.
+    public var replaced: String?
+
+    public init(job: JobInfo, replaced: String?) {
+        self.job = job
+        self.replaced = replaced
+    }
+}
+
+/// The result of `cancel`.
+public struct CancelResult: Codable, Sendable, Hashable {
+    /// The ids of the jobs this request cancelled.
+    public var cancelled: [String]
+    public var count: Int
+
+    public init(cancelled: [String]) {
+        self.cancelled = cancelled
+        self.count = cancelled.count
+    }
+}
+
+/// The result of `status` without a job: the daemon summary.
+public struct DaemonSummary: Codable, Sendable, Hashable {
+    public var version: String
+    public var protocolVersion: Int
+    public var pid: Int32?
+    public var startedAt: WallTime
+    public var uptimeMs: Int64
+    /// Job counts by kind, then by state. Non-root callers see only their own jobs counted.
+    public var jobs: [String: [String: Int]]
+    /// Open client connections.
+    public var connections: Int
+
+    public init(
+        version: String, protocolVersion: Int, pid: Int32?, startedAt: WallTime, uptimeMs: Int64,
+        jobs: [String: [String: Int]], connections: Int
+    ) {
+        self.version = version
+        self.protocolVersion = protocolVersion
+        self.pid = pid
+        self.startedAt = startedAt
+        self.uptimeMs = uptimeMs
+        self.jobs = jobs
+        self.connections = connections
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case version
+        case protocolVersion = "protocol"
+        case pid
+        case startedAt = "started_at"
+        case uptimeMs = "uptime_ms"
+        case jobs, connections
+    }
+}
+
+/// The result of `status JOB_ID` and `wait`.
+public struct JobResult: Codable, Sendable, Hashable {
+    public var job: JobInfo
+
+    public init(job: JobInfo) { self.job = job }
+}
+
+/// The result of `list`.
+public struct JobListResult: Codable, Sendable, Hashable {
+    public var jobs: [JobInfo]
+    /// True when more jobs matched than `limit` allowed.
+    public var truncated: Bool
+
+    public init(jobs: [JobInfo], truncated: Bool) {
+        self.jobs = jobs
+        self.truncated = truncated
+    }
+}
+
+/// The result of `watch`: the job's current view, or the scope's current jobs.
+public struct WatchResult: Codable, Sendable, Hashable {
+    /// The watched job, when watching one job. If it has already ended, no events follow.
+    public var job: JobInfo?
+    /// The watched scope, when watching a scope.
+    public var scope: String?
+    /// Whether events will follow on this connection.
+    public var streaming: Bool
+
+    public init(job: JobInfo?, scope: String?, streaming: Bool) {
+        self.job = job
+        self.scope = scope
+        self.streaming = streaming
+    }
+}
+
+/// The result of `unwatch`.
+public struct UnwatchResult: Codable, Sendable, Hashable {
+    public var removed: Int
+
+    public init(removed: Int) { self.removed = removed }
+}

@@ -1,0 +1,4 @@
+/// The kind of a job, as named on the wire.
+public enum JobKind: String, Codable, Sendable, CaseIterable, Hashable {
+    case countdown
+}

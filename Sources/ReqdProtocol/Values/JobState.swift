@@ -1,0 +1,22 @@
+/// Where a job is in its life, as named on the wire.
+public enum JobState: String, Codable, Sendable, CaseIterable, Hashable {
+    /// Registered and running.
+    case active
+    /// A countdown that reached its deadline.
+    case expired
+    /// Ended by a cancel, a replacement or a closed connection; `reason` says which.
+    case cancelled
+
+    /// Whether the job has ended for good.
+    public var isTerminal: Bool { self != .active }
+}
+
+/// Why a job was cancelled.
+public enum CancelReason: String, Codable, Sendable, Hashable {
+    /// A client asked for it.
+    case requested
+    /// A newer job with the same key replaced it.
+    case superseded
+    /// The connection it was bound to closed.
+    case connectionClosed = "connection_closed"
+}

@@ -1,0 +1,102 @@
+import ReqdProtocol
+@testable import ReqdCore
+
+/// Drives a scheduler on an injected clock: no sleeps, no real time.
+struct Harness {
+    var scheduler: Scheduler
+    var now: ClockReading
+    /// The instant the one timer is armed for, as the effects left it.
+    var armed: Instant?
+    var nextRequest: Int64 = 1
+    /// Commits complete automatically unless this is false.
+    var autoCommit = true
+    var pendingBarriers: [CommitToken] = []
+    var persisted: [StoreChange] = []
+
+    static let second: Int64 = 1_000_000_000
+    static let ms: Int64 = 1_000_000
+
+    init(configuration: SchedulerConfiguration = SchedulerConfiguration()) {
+        now = ClockReading(instant: Instant(nanoseconds: 1_000 * Self.second), wall: WallTime(nanosecondsSinceEpoch: 1_800_000_000 * Self.second))
+        scheduler = Scheduler(configuration: configuration, seed: 42, now: now)
+        _ = handle(.connectionOpened(ConnectionID(1), Peer(uid: 1000, pid: 10)))
+        _ = handle(.connectionOpened(ConnectionID(2), Peer(uid: 1001, pid: 11)))
+        _ = handle(.connectionOpened(ConnectionID(3), Peer(uid: 0, pid: 12)))
+    }
+
+    /// Handles an event, tracks the timer and the store, and completes commits when asked to.
+    mutating func handle(_ event: SchedulerEvent) -> [SchedulerEffect] {
+        var effects = scheduler.handle(event, at: now)
+        var index = 0
+        while index < effects.count {
+            switch effects[index] {
+            case .arm(let instant): armed = instant
+            case .disarm: armed = nil
+            case .persist(let change): persisted.append(change)
+            case .commitBarrier(let token):
+                if autoCommit {
+                    effects += scheduler.handle(.commitCompleted(token, failure: nil), at: now)
+                } else {
+                    pendingBarriers.append(token)
+                }
+            default: break
+            }
+            index += 1
+        }
+        return effects
+    }
+
+    mutating func request(_ body: RequestBody, connection: UInt64 = 1) -> [SchedulerEffect] {
+        defer { nextRequest += 1 }
+        return handle(.request(ConnectionID(connection), Request(id: .number(nextRequest), body: body)))
+    }
+
+    /// Moves both clocks forward, as real time passing does.
+    mutating func advance(_ nanoseconds: Int64) {
+        now.instant = now.instant.advanced(by: nanoseconds)
+        now.wall.nanosecondsSinceEpoch += nanoseconds
+    }
+
+    /// Moves time forward to the armed deadline and fires the timer, as the daemon's timer would.
+    mutating func fireAtArmedDeadline() -> [SchedulerEffect] {
+        guard let armed else { return [] }
+        let delta = armed.nanoseconds(since: now.instant)
+        if delta > 0 { advance(delta) }
+        return handle(.timerFired)
+    }
+
+    /// Registers a countdown and returns its id and the reply.
+    mutating func countdown(
+        key: String, seconds: Int64, tickMs: Int64? = nil, scope: String? = nil, follow: Bool = false,
+        ephemeral: Bool = false, connection: UInt64 = 1
+    ) -> (id: JobID, reply: RegisterResult, effects: [SchedulerEffect]) {
+        let effects = request(
+            .registerCountdown(
+                CountdownSpec(key: key, durationMs: seconds * 1000, tickMs: tickMs, scope: scope, ephemeral: ephemeral, follow: follow)),
+            connection: connection)
+        guard let result = effects.replies.first?.result, case .success(.registered(let reply)) = result else {
+            fatalError("registration failed: \(effects)")
+        }
+        return (JobID(reply.job.id), reply, effects)
+    }
+}
+
+extension Array where Element == SchedulerEffect {
+    var replies: [(connection: ConnectionID, id: RequestID, result: Result<ReplyBody, SchedulerError>)] {
+        compactMap { if case .reply(let c, let i, let r) = $0 { return (c, i, r) } else { return nil } }
+    }
+
+    var events: [(event: JobEvent, to: [Recipient])] {
+        compactMap { if case .deliver(let e, let r) = $0 { return (e, r) } else { return nil } }
+    }
+
+    func events(_ type: JobEventType) -> [JobEvent] { events.map(\.event).filter { $0.type == type } }
+
+    var arms: [Instant] { compactMap { if case .arm(let i) = $0 { return i } else { return nil } } }
+
+    var disarms: Int { filter { if case .disarm = $0 { return true } else { return false } }.count }
+
+    var errorCodes: [SchedulerError.Code] {
+        replies.compactMap { if case .failure(let e) = $0.result { return e.code } else { return nil } }
+    }
+}
