@@ -96,7 +96,7 @@ extension Scheduler {
         let recipients = recipients(of: job)
         if !recipients.isEmpty {
             var event = makeEvent(.tick, job, at: now)
-            event.remainingMs = remaining / 1_000_000
+            event.remainingMs = Instant.roundedMilliseconds(remaining)
             effects.append(.deliver(event, to: recipients))
         }
         scheduleCountdown(job, at: now.instant)

@@ -51,7 +51,7 @@ extension Scheduler {
         if let scope = job.scope { activeByScope[scope, default: []].insert(job.id) }
         adjustCount(owner: job.owner, kind: job.kind, state: .active, by: 1)
         var registered = makeEvent(.registered, job, at: now)
-        registered.remainingMs = job.countdown.map { $0.deadline.nanoseconds(since: now.instant) / 1_000_000 }
+        registered.remainingMs = job.countdown.map { Instant.roundedMilliseconds($0.deadline.nanoseconds(since: now.instant)) }
         effects.append(.deliver(registered, to: recipients(of: job)))
         if follow, connections[connection] != nil {
             addJobWatcher(job.id, connection: connection, tag: requestID)

@@ -11,7 +11,7 @@ extension Scheduler {
             view.deadline = now.wall(at: countdown.deadline)
             view.tickMs = countdown.tick / 1_000_000
             if job.state == .active {
-                view.remainingMs = max(0, countdown.deadline.nanoseconds(since: now.instant)) / 1_000_000
+                view.remainingMs = Instant.roundedMilliseconds(max(0, countdown.deadline.nanoseconds(since: now.instant)))
             }
             view.lateByMs = countdown.lateBy.map { Double($0) / 1e6 }
         }

@@ -23,5 +23,10 @@ public struct Instant: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// Nanoseconds from `other` to `self`.
     public func nanoseconds(since other: Instant) -> Int64 { nanoseconds - other.nanoseconds }
 
+    /// Nanoseconds as whole milliseconds, rounded to the nearest, as the wire shows durations.
+    public static func roundedMilliseconds(_ nanoseconds: Int64) -> Int64 {
+        (nanoseconds + (nanoseconds >= 0 ? 500_000 : -500_000)) / 1_000_000
+    }
+
     public var description: String { "boot+\(Double(nanoseconds) / 1e9)s" }
 }

@@ -1,0 +1,155 @@
+import Logging
+import ReqdCore
+import ReqdProtocol
+
+/// Every setting of the daemon, with its embedded default. `config/reqd.toml` documents each one.
+public struct Configuration: Sendable, Equatable {
+    public var logLevel: Logger.Level = .info
+    public var logTarget: LogTarget = .auto
+    /// The socket path; nil picks one as DESIGN.md says.
+    public var socketPath: String?
+    public var socketMode: UInt32 = 0o660
+    /// A group to give the socket to, so its members may connect.
+    public var socketGroup: String?
+    public var maxLineBytes: Int = ProtocolInfo.defaultMaxLineBytes
+    /// The state directory; nil picks one as DESIGN.md says.
+    public var stateDirectory: String?
+    public var scheduler = SchedulerConfiguration()
+
+    /// The embedded defaults.
+    public init() {}
+
+    /// Every key the file, the environment (`REQD_TABLE_KEY`) and `--set` accept.
+    public static let keys = [
+        "daemon.log_level", "daemon.log_target", "socket.path", "socket.mode", "socket.group",
+        "socket.max_line_bytes", "storage.state_directory", "jobs.max_active", "jobs.retention",
+        "jobs.max_retained", "countdown.default_tick", "countdown.min_tick", "countdown.max_duration",
+    ]
+
+    /// Keys whose new value takes effect on SIGHUP; the rest need a restart.
+    public static let reloadableKeys: Set<String> = [
+        "daemon.log_level", "socket.max_line_bytes", "jobs.max_active", "jobs.retention", "jobs.max_retained",
+        "countdown.default_tick", "countdown.min_tick", "countdown.max_duration",
+    ]
+
+    /// The environment variable that overrides `key`, such as `REQD_SOCKET_PATH`.
+    public static func environmentName(for key: String) -> String {
+        "REQD_" + key.uppercased().replacingDots()
+    }
+
+    /// Sets one key from a value of the file or a string from the environment or a flag.
+    mutating func set(_ key: String, _ value: TOMLSubset.Value) throws(ConfigurationError) {
+        switch key {
+        case "daemon.log_level":
+            let text = try Self.string(key, value)
+            guard let level = Logger.Level(rawValue: text) else {
+                throw ConfigurationError(
+                    key: key, "'\(key)' must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")); got '\(text)'")
+            }
+            logLevel = level
+        case "daemon.log_target":
+            let text = try Self.string(key, value)
+            guard let target = LogTarget(rawValue: text) else {
+                throw ConfigurationError(key: key, "'\(key)' must be auto, journal or stderr; got '\(text)'")
+            }
+            logTarget = target
+        case "socket.path":
+            let text = try Self.string(key, value)
+            guard text.isEmpty || text.hasPrefix("/") else {
+                throw ConfigurationError(key: key, "'\(key)' must be an absolute path; got '\(text)'")
+            }
+            socketPath = text.isEmpty ? nil : text
+        case "socket.mode":
+            let mode: Int64
+            switch value {
+            case .integer(let number): mode = number
+            case .string(let text):
+                guard let parsed = Int64(text, radix: 8) else {
+                    throw ConfigurationError(key: key, "'\(key)' must be an octal mode such as \"0660\"; got '\(text)'")
+                }
+                mode = parsed
+            default: throw ConfigurationError(key: key, "'\(key)' must be an octal mode such as \"0660\"")
+            }
+            guard (0...0o777).contains(mode) else {
+                throw ConfigurationError(key: key, "'\(key)' must be between 0000 and 0777")
+            }
+            socketMode = UInt32(mode)
+        case "socket.group":
+            let text = try Self.string(key, value)
+            socketGroup = text.isEmpty ? nil : text
+        case "socket.max_line_bytes":
+            maxLineBytes = Int(try Self.integer(key, value, in: 1_024...(64 << 20)))
+        case "storage.state_directory":
+            let text = try Self.string(key, value)
+            guard text.isEmpty || text.hasPrefix("/") else {
+                throw ConfigurationError(key: key, "'\(key)' must be an absolute path; got '\(text)'")
+            }
+            stateDirectory = text.isEmpty ? nil : text
+        case "jobs.max_active":
+            scheduler.maxActiveJobs = Int(try Self.integer(key, value, in: 1...100_000_000))
+        case "jobs.retention":
+            scheduler.retentionNanos = try Self.duration(key, value, allowZero: true)
+        case "jobs.max_retained":
+            scheduler.maxRetainedJobs = Int(try Self.integer(key, value, in: 0...100_000_000))
+        case "countdown.default_tick":
+            scheduler.defaultTickNanos = try Self.duration(key, value)
+        case "countdown.min_tick":
+            scheduler.minTickNanos = try Self.duration(key, value)
+        case "countdown.max_duration":
+            scheduler.maxDurationNanos = try Self.duration(key, value)
+        default:
+            throw ConfigurationError(key: key, "unknown setting '\(key)'")
+        }
+    }
+
+    /// Checks relations between settings.
+    func validate() throws(ConfigurationError) {
+        guard scheduler.defaultTickNanos >= scheduler.minTickNanos else {
+            throw ConfigurationError(
+                key: "countdown.default_tick", "'countdown.default_tick' must not be below 'countdown.min_tick'")
+        }
+        guard scheduler.maxDurationNanos >= scheduler.minTickNanos else {
+            throw ConfigurationError(
+                key: "countdown.max_duration", "'countdown.max_duration' must not be below 'countdown.min_tick'")
+        }
+    }
+
+    private static func string(_ key: String, _ value: TOMLSubset.Value) throws(ConfigurationError) -> String {
+        guard case .string(let text) = value else {
+            throw ConfigurationError(key: key, "'\(key)' must be a string")
+        }
+        return text
+    }
+
+    private static func integer(_ key: String, _ value: TOMLSubset.Value, in range: ClosedRange<Int64>) throws(ConfigurationError) -> Int64 {
+        let number: Int64?
+        switch value {
+        case .integer(let integer): number = integer
+        case .string(let text): number = Int64(text)
+        default: number = nil
+        }
+        guard let number, range.contains(number) else {
+            throw ConfigurationError(key: key, "'\(key)' must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return number
+    }
+
+    private static func duration(_ key: String, _ value: TOMLSubset.Value, allowZero: Bool = false) throws(ConfigurationError) -> Int64 {
+        let nanos: Int64?
+        switch value {
+        case .string(let text): nanos = DurationText.parseNanoseconds(text)
+        case .integer(let seconds): nanos = DurationText.fromSeconds(Double(seconds))
+        case .float(let seconds): nanos = DurationText.fromSeconds(seconds)
+        case .boolean: nanos = nil
+        }
+        guard let nanos, allowZero ? nanos >= 0 : nanos > 0 else {
+            throw ConfigurationError(
+                key: key, "'\(key)' must be a \(allowZero ? "non-negative" : "positive") duration such as \"1s\", \"15m\" or \"1h30m\"")
+        }
+        return nanos
+    }
+}
+
+extension String {
+    fileprivate func replacingDots() -> String { String(map { $0 == "." ? "_" : $0 }) }
+}

@@ -1,0 +1,59 @@
+import Foundation
+
+/// Builds a configuration from, in rising order of precedence: the embedded defaults, a file,
+/// `REQD_*` environment variables, and command-line overrides.
+public struct ConfigurationLoader: Sendable {
+    /// The configuration file, if any.
+    public var file: String?
+    /// The environment to read `REQD_*` overrides from.
+    public var environment: [String: String]
+    /// `key=value` overrides from flags, applied last.
+    public var overrides: [(key: String, value: String)]
+
+    public init(file: String?, environment: [String: String], overrides: [(key: String, value: String)] = []) {
+        self.file = file
+        self.environment = environment
+        self.overrides = overrides
+    }
+
+    /// Reads and validates everything; errors name the key and where it came from.
+    public func load() throws(ConfigurationError) -> Configuration {
+        var configuration = Configuration()
+        if let file {
+            let text: String
+            do {
+                text = try String(contentsOfFile: file, encoding: .utf8)
+            } catch {
+                throw ConfigurationError(key: nil, "cannot read configuration file \(file): \(error.localizedDescription)")
+            }
+            for (key, entry) in try TOMLSubset.parse(text, file: file).sorted(by: { $0.value.line < $1.value.line }) {
+                do {
+                    try configuration.set(key, entry.value)
+                } catch {
+                    throw ConfigurationError(key: key, "\(file):\(entry.line): \(error.message)")
+                }
+            }
+        }
+        for key in Configuration.keys {
+            let name = Configuration.environmentName(for: key)
+            guard let value = environment[name] else { continue }
+            do {
+                try configuration.set(key, .string(value))
+            } catch {
+                throw ConfigurationError(key: key, "environment \(name): \(error.message)")
+            }
+        }
+        for (key, value) in overrides {
+            guard Configuration.keys.contains(key) else {
+                throw ConfigurationError(key: key, "unknown setting '\(key)'")
+            }
+            do {
+                try configuration.set(key, .string(value))
+            } catch {
+                throw ConfigurationError(key: key, "option for \(key): \(error.message)")
+            }
+        }
+        try configuration.validate()
+        return configuration
+    }
+}

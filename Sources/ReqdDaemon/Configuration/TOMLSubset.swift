@@ -1,0 +1,100 @@
+/// Reads the part of TOML that reqd's configuration uses: `[tables]`, and `key = value` lines whose
+/// values are strings, integers, booleans or floats; `#` comments. Anything else is an error that
+/// names the line.
+enum TOMLSubset {
+    /// A scalar value from the file.
+    enum Value: Equatable, Sendable {
+        case string(String)
+        case integer(Int64)
+        case float(Double)
+        case boolean(Bool)
+    }
+
+    /// Parses `text` into `table.key` → value.
+    static func parse(_ text: String, file: String) throws(ConfigurationError) -> [String: (value: Value, line: Int)] {
+        var result: [String: (value: Value, line: Int)] = [:]
+        var table = ""
+        for (offset, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let number = offset + 1
+            let line = stripComment(String(rawLine)).trimmingWhitespace()
+            if line.isEmpty { continue }
+            if line.hasPrefix("[") {
+                guard line.hasSuffix("]"), !line.hasPrefix("[[") else {
+                    throw ConfigurationError(key: nil, "\(file):\(number): malformed table header '\(line)'")
+                }
+                table = String(line.dropFirst().dropLast()).trimmingWhitespace()
+                guard !table.isEmpty else { throw ConfigurationError(key: nil, "\(file):\(number): empty table name") }
+                continue
+            }
+            guard let equals = line.firstIndex(of: "=") else {
+                throw ConfigurationError(key: nil, "\(file):\(number): expected 'key = value', got '\(line)'")
+            }
+            let key = String(line[..<equals]).trimmingWhitespace()
+            let rawValue = String(line[line.index(after: equals)...]).trimmingWhitespace()
+            let fullKey = table.isEmpty ? key : "\(table).\(key)"
+            guard !key.isEmpty else { throw ConfigurationError(key: nil, "\(file):\(number): missing key") }
+            guard result[fullKey] == nil else {
+                throw ConfigurationError(key: fullKey, "\(file):\(number): '\(fullKey)' is set twice")
+            }
+            guard let value = parseValue(rawValue) else {
+                throw ConfigurationError(key: fullKey, "\(file):\(number): cannot read the value of '\(fullKey)': \(rawValue)")
+            }
+            result[fullKey] = (value, number)
+        }
+        return result
+    }
+
+    private static func stripComment(_ line: String) -> String {
+        var inString = false
+        var previous: Character = " "
+        for (index, character) in zip(line.indices, line) {
+            if character == "\"" && previous != "\\" { inString.toggle() }
+            if character == "#" && !inString { return String(line[..<index]) }
+            previous = character
+        }
+        return line
+    }
+
+    private static func parseValue(_ text: String) -> Value? {
+        if text == "true" { return .boolean(true) }
+        if text == "false" { return .boolean(false) }
+        if text.count >= 2, text.hasPrefix("\""), text.hasSuffix("\"") {
+            var result = ""
+            var escaping = false
+            for character in text.dropFirst().dropLast() {
+                if escaping {
+                    switch character {
+                    case "n": result.append("\n")
+                    case "t": result.append("\t")
+                    case "\\", "\"": result.append(character)
+                    default: return nil
+                    }
+                    escaping = false
+                } else if character == "\\" {
+                    escaping = true
+                } else if character == "\"" {
+                    return nil
+                } else {
+                    result.append(character)
+                }
+            }
+            return escaping ? nil : .string(result)
+        }
+        let digits = text.replacingUnderscores()
+        if let integer = Int64(digits) { return .integer(integer) }
+        if digits.hasPrefix("0o"), let octal = Int64(digits.dropFirst(2), radix: 8) { return .integer(octal) }
+        if let float = Double(digits), float.isFinite { return .float(float) }
+        return nil
+    }
+}
+
+extension String {
+    func trimmingWhitespace() -> String {
+        var view = Substring(self)
+        while let first = view.first, first.isWhitespace { view = view.dropFirst() }
+        while let last = view.last, last.isWhitespace { view = view.dropLast() }
+        return String(view)
+    }
+
+    fileprivate func replacingUnderscores() -> String { String(filter { $0 != "_" }) }
+}

@@ -1,0 +1,172 @@
+import Dispatch
+import Glibc
+import Logging
+import NIOCore
+import NIOPosix
+import ReqdCore
+import ReqdProtocol
+import Synchronization
+
+/// The running daemon: store, scheduler loop, socket server and systemd integration, built in order.
+///
+/// `reqd`'s `main` parses arguments and calls `Daemon.start`; tests call it the same way with a
+/// temporary socket and state directory.
+public final class Daemon: Sendable {
+    /// The socket clients connect to.
+    public let socketPath: String
+    /// The directory holding the store.
+    public let stateDirectory: String
+    /// The scheduler loop, for tests and benchmarks.
+    public let loop: SchedulerLoop
+
+    private let group: MultiThreadedEventLoopGroup
+    private let serverChannel: any Channel
+    private let store: JobStore
+    private let notifier: SystemdNotifier
+    private let logger: Logger
+    private let socketActivated: Bool
+    private let state: Mutex<(configuration: Configuration, stopped: Bool)>
+    private let lineLimit: LineLimit
+
+    /// Opens the store, restores its jobs, binds (or adopts) the socket, then reports READY=1.
+    public static func start(
+        configuration: Configuration, environment: [String: String], logger: Logger,
+        notifier: SystemdNotifier = SystemdNotifier(), seed: UInt64 = UInt64.random(in: .min ... .max)
+    ) throws(DaemonError) -> Daemon {
+        try Daemon(configuration: configuration, environment: environment, logger: logger, notifier: notifier, seed: seed)
+    }
+
+    private init(
+        configuration: Configuration, environment: [String: String], logger: Logger, notifier: SystemdNotifier,
+        seed: UInt64
+    ) throws(DaemonError) {
+        self.logger = logger
+        self.notifier = notifier
+        state = Mutex((configuration, false))
+        lineLimit = LineLimit(configuration.maxLineBytes)
+        stateDirectory = DaemonPaths.stateDirectory(configured: configuration.stateDirectory, environment: environment)
+        socketPath = DaemonPaths.socketPath(configured: configuration.socketPath, environment: environment)
+
+        var schedulerConfiguration = configuration.scheduler
+        schedulerConfiguration.daemonPID = getpid()
+        let loop = SchedulerLoop(configuration: schedulerConfiguration, seed: seed, logger: logger, notifier: notifier)
+        self.loop = loop
+
+        do {
+            try SocketPath.makeDirectory(stateDirectory, mode: 0o700)
+        } catch {
+            throw DaemonError(.stateDirectoryUnusable, "state directory \(stateDirectory): \(error.message)")
+        }
+        let store: JobStore
+        let records: [JobRecord]
+        do {
+            store = try JobStore(directory: stateDirectory) { tokens, failure in
+                loop.committed(tokens, failure: failure)
+            }
+            records = try store.loadAll()
+        } catch {
+            throw DaemonError(.storageFailed, "cannot open the job store: \(error.message)")
+        }
+        self.store = store
+        loop.attach(store: store)
+        loop.perform(.restore(records))
+        logger.info(
+            "store opened", metadata: ["store.path": "\(store.path)", "store.restored": "\(records.count)"])
+
+        let activated = notifier.listenDescriptors()
+        socketActivated = !activated.isEmpty
+        if !socketActivated {
+            let directory = String(socketPath[..<(socketPath.lastIndex(of: "/") ?? socketPath.startIndex)])
+            if !directory.isEmpty { try SocketPath.makeDirectory(directory, mode: 0o755) }
+            try SocketPath.prepare(socketPath)
+        }
+        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let lineLimit = lineLimit
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(ChannelOptions.backlog, value: 512)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(MessageEncoder())
+                    try channel.pipeline.syncOperations.addHandler(
+                        ConnectionHandler(loop: loop, maxLineBytes: lineLimit.bytes.load(ordering: .relaxed), logger: logger))
+                }
+            }
+        do {
+            if let descriptor = activated.first {
+                serverChannel = try bootstrap.withBoundSocket(descriptor: descriptor).wait()
+            } else {
+                serverChannel = try bootstrap.bind(unixDomainSocketPath: socketPath).wait()
+                try SocketPath.applyPermissions(socketPath, mode: mode_t(configuration.socketMode), group: configuration.socketGroup)
+            }
+        } catch let error as DaemonError {
+            try? group.syncShutdownGracefully()
+            throw error
+        } catch {
+            try? group.syncShutdownGracefully()
+            throw DaemonError(.socketSetupFailed, "cannot listen on \(socketPath): \(error)")
+        }
+
+        if let interval = notifier.watchdogIntervalNanos() {
+            loop.enableWatchdog(intervalNanos: interval)
+        }
+        let active = loop.inspect { $0.activeJobCount }
+        notifier.ready(status: "\(active) active jobs, 0 connections")
+        logger.info(
+            "reqd ready",
+            metadata: [
+                "socket.path": "\(socketPath)", "socket.activated": "\(socketActivated)", "jobs.active": "\(active)",
+                "version": "\(ProtocolInfo.softwareVersion)",
+            ])
+    }
+
+    /// Applies a reloaded configuration: what can change at run time changes, the rest is reported.
+    public func reload(_ configuration: Configuration, levelControl: LogLevelControl?) {
+        notifier.reloading()
+        let old = state.withLock { state in
+            defer { state.configuration = configuration }
+            return state.configuration
+        }
+        levelControl?.current = configuration.logLevel
+        lineLimit.bytes.store(configuration.maxLineBytes, ordering: .relaxed)
+        var scheduler = configuration.scheduler
+        scheduler.daemonPID = getpid()
+        loop.perform(.reconfigure(scheduler))
+        var needsRestart: [String] = []
+        if old.socketPath != configuration.socketPath { needsRestart.append("socket.path") }
+        if old.socketMode != configuration.socketMode { needsRestart.append("socket.mode") }
+        if old.socketGroup != configuration.socketGroup { needsRestart.append("socket.group") }
+        if old.stateDirectory != configuration.stateDirectory { needsRestart.append("storage.state_directory") }
+        if old.logTarget != configuration.logTarget { needsRestart.append("daemon.log_target") }
+        if !needsRestart.isEmpty {
+            logger.warning("these settings change only on restart: \(needsRestart.joined(separator: ", "))")
+        }
+        logger.info("configuration reloaded", metadata: ["log.level": "\(configuration.logLevel)"])
+        let active = loop.inspect { $0.activeJobCount }
+        notifier.ready(status: "\(active) active jobs (reloaded)")
+    }
+
+    /// Stops cleanly: STOPPING=1, no new connections, pending writes flushed, store closed.
+    public func stop() {
+        let first = state.withLock { state -> Bool in
+            defer { state.stopped = true }
+            return !state.stopped
+        }
+        guard first else { return }
+        notifier.stopping()
+        logger.info("reqd stopping")
+        loop.perform(.shutdown)
+        try? serverChannel.close().wait()
+        try? group.syncShutdownGracefully()
+        loop.stop()
+        store.close()
+        if !socketActivated { unlink(socketPath) }
+        logger.info("reqd stopped")
+    }
+}
+
+/// The request line limit, read by each new connection and changed by reload.
+final class LineLimit: Sendable {
+    let bytes: Atomic<Int>
+
+    init(_ bytes: Int) { self.bytes = Atomic(bytes) }
+}

@@ -1,0 +1,27 @@
+import Logging
+
+/// Where the daemon's logs go.
+public enum LogTarget: String, Sendable, CaseIterable {
+    /// journald when stderr is connected to it, otherwise stderr.
+    case auto
+    case journal
+    case stderr
+}
+
+/// Builds the daemon's log handlers. Only `main` calls `LoggingSystem.bootstrap` with it.
+public enum DaemonLogging {
+    /// A handler factory for `LoggingSystem.bootstrap`.
+    public static func handlerFactory(target: LogTarget, control: LogLevelControl) -> @Sendable (String) -> any LogHandler {
+        let useJournal: Bool
+        switch target {
+        case .auto: useJournal = JournalLogHandler.stderrIsJournal()
+        case .journal: useJournal = true
+        case .stderr: useJournal = false
+        }
+        return { label in
+            useJournal
+                ? JournalLogHandler(label: label, control: control) as any LogHandler
+                : StderrLogHandler(label: label, control: control)
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import Glibc
+
+/// Checks and prepares the path the daemon binds its socket to.
+enum SocketPath {
+    /// The longest path a `sockaddr_un` holds (108 bytes with the terminating NUL).
+    static let maxLength = 107
+
+    /// Makes `path` ready to bind: a stale socket from a crashed run is removed; a live daemon,
+    /// a file that is not a socket, or a path that is too long is an error.
+    static func prepare(_ path: String) throws(DaemonError) {
+        guard path.utf8.count <= maxLength else {
+            throw DaemonError(
+                .socketPathTooLong,
+                "socket path is \(path.utf8.count) bytes; Unix sockets allow at most \(maxLength): \(path)")
+        }
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return }
+        guard (status.st_mode & S_IFMT) == S_IFSOCK else {
+            throw DaemonError(.socketPathInUse, "\(path) exists and is not a socket; remove it or choose another path")
+        }
+        if isAccepting(path) {
+            throw DaemonError(.alreadyRunning, "another reqd is already listening on \(path)")
+        }
+        guard unlink(path) == 0 || errno == ENOENT else {
+            throw DaemonError(.socketSetupFailed, "cannot remove the stale socket \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Whether something accepts connections on the socket at `path`.
+    static func isAccepting(_ path: String) -> Bool {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            for (index, byte) in path.utf8.prefix(maxLength).enumerated() { buffer[index] = byte }
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        return result == 0
+    }
+
+    /// Creates `directory` (and parents) when missing, private to its owner when `privateMode`.
+    static func makeDirectory(_ directory: String, mode: mode_t) throws(DaemonError) {
+        var current = ""
+        for part in directory.split(separator: "/", omittingEmptySubsequences: true) {
+            current += "/" + part
+            if mkdir(current, mode) != 0, errno != EEXIST {
+                throw DaemonError(
+                    .socketSetupFailed, "cannot create directory \(current): \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+
+    /// Applies the socket file's mode and, when given, its group.
+    static func applyPermissions(_ path: String, mode: mode_t, group: String?) throws(DaemonError) {
+        if let group, !group.isEmpty {
+            guard let entry = getgrnam(group) else {
+                throw DaemonError(.socketSetupFailed, "socket group '\(group)' does not exist")
+            }
+            guard chown(path, uid_t.max, entry.pointee.gr_gid) == 0 else {
+                throw DaemonError(.socketSetupFailed, "cannot give \(path) to group \(group): \(String(cString: strerror(errno)))")
+            }
+        }
+        guard chmod(path, mode) == 0 else {
+            throw DaemonError(.socketSetupFailed, "cannot chmod \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+}

@@ -1,0 +1,162 @@
+import Dispatch
+import Glibc
+import ReqdCore
+import ReqdProtocol
+import Synchronization
+
+/// Changes from one scheduler turn, and the barriers to report once they are committed.
+public struct StoreBatch: Sendable {
+    public var changes: [StoreChange] = []
+    public var barriers: [CommitToken] = []
+
+    public init() {}
+
+    public var isEmpty: Bool { changes.isEmpty && barriers.isEmpty }
+}
+
+/// The durable job store: SQLite in WAL mode with `synchronous=FULL`, on its own serial queue.
+///
+/// Batches that arrive while a commit is running are merged into the next transaction (group
+/// commit), so durability costs one fsync per busy period, not one per job. After each commit the
+/// store reports every barrier of the merged batches as done, or as failed with the reason.
+public final class JobStore: @unchecked Sendable {
+    // @unchecked Sendable: `database` and `unwritten` are touched only on `queue` (asserted);
+    // `pending` is guarded by its Mutex.
+    private let queue = DispatchQueue(label: "reqd.store")
+    private let database: SQLiteDatabase
+    private let pending = Mutex<(batches: [StoreBatch], scheduled: Bool)>(([], false))
+    private var unwritten: [StoreChange] = []
+    private let onCommit: @Sendable ([CommitToken], String?) -> Void
+
+    /// The database file.
+    public let path: String
+
+    /// Opens (creating and migrating as needed) the store in `directory`.
+    ///
+    /// - Parameter onCommit: called on the store's queue after each transaction with its barriers
+    ///   and nil, or with the failure's reason.
+    public init(directory: String, onCommit: @escaping @Sendable ([CommitToken], String?) -> Void) throws(StorageError) {
+        path = directory + "/reqd.sqlite3"
+        database = try SQLiteDatabase(path: path)
+        self.onCommit = onCommit
+        try database.execute("PRAGMA journal_mode = WAL")
+        try database.execute("PRAGMA synchronous = FULL")
+        try StoreSchema.migrate(database)
+    }
+
+    /// Reads every job row, for restoring at start-up.
+    public func loadAll() throws(StorageError) -> [JobRecord] {
+        let result = queue.sync { () -> Result<[JobRecord], StorageError> in
+            var records: [JobRecord] = []
+            do throws(StorageError) {
+                try database.run(
+                    """
+                    SELECT id, owner, kind, state, key, scope, created_ns, ended_ns, reason, replaced_by,
+                           deadline_ns, tick_ns, late_by_ns FROM jobs
+                    """, []
+                ) { row in
+                    guard let id = row.text(0), let kind = row.text(2).flatMap(JobKind.init(rawValue:)),
+                        let state = row.text(3).flatMap(JobState.init(rawValue:))
+                    else { return }
+                    records.append(
+                        JobRecord(
+                            id: id, owner: UInt32(truncatingIfNeeded: row.integer(1) ?? 0), kind: kind, state: state,
+                            key: row.text(4), scope: row.text(5),
+                            createdAt: WallTime(nanosecondsSinceEpoch: row.integer(6) ?? 0),
+                            endedAt: row.integer(7).map(WallTime.init(nanosecondsSinceEpoch:)),
+                            reason: row.text(8).flatMap(CancelReason.init(rawValue:)), replacedBy: row.text(9),
+                            deadline: row.integer(10).map(WallTime.init(nanosecondsSinceEpoch:)), tickNanos: row.integer(11),
+                            lateByNanos: row.integer(12)))
+                }
+            } catch {
+                return .failure(error)
+            }
+            return .success(records)
+        }
+        return try result.get()
+    }
+
+    /// Queues a batch for the next transaction.
+    public func submit(_ batch: StoreBatch) {
+        guard !batch.isEmpty else { return }
+        let schedule = pending.withLock { state -> Bool in
+            state.batches.append(batch)
+            defer { state.scheduled = true }
+            return !state.scheduled
+        }
+        if schedule { queue.async { self.drain() } }
+    }
+
+    /// Waits until every submitted batch has been written (or has failed).
+    public func flush() {
+        queue.sync {}
+    }
+
+    /// Flushes and closes the database.
+    public func close() {
+        flush()
+        queue.sync { database.close() }
+    }
+
+    private func drain() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        let batches = pending.withLock { state -> [StoreBatch] in
+            defer {
+                state.batches = []
+                state.scheduled = false
+            }
+            return state.batches
+        }
+        let changes = unwritten + batches.flatMap(\.changes)
+        let barriers = batches.flatMap(\.barriers)
+        do {
+            try write(changes)
+            unwritten = []
+            onCommit(barriers, nil)
+        } catch {
+            try? database.execute("ROLLBACK")
+            // Inserts are refused through their barriers; later state changes are kept and retried.
+            unwritten = changes.filter { if case .insert = $0 { false } else { true } }
+            onCommit(barriers, error.description)
+        }
+    }
+
+    private func write(_ changes: [StoreChange]) throws(StorageError) {
+        guard !changes.isEmpty else { return }
+        try database.execute("BEGIN IMMEDIATE")
+        for change in changes {
+            switch change {
+            case .insert(let record):
+                if record.state == .active, let key = record.key {
+                    try database.run(
+                        """
+                        UPDATE jobs SET state = 'cancelled', reason = 'superseded', replaced_by = ?1, ended_ns = ?2
+                        WHERE owner = ?3 AND key = ?4 AND state = 'active' AND id != ?1
+                        """,
+                        [.text(record.id), .integer(record.createdAt.nanosecondsSinceEpoch), .integer(Int64(record.owner)), .text(key)])
+                }
+                try save(record)
+            case .update(let record):
+                try save(record)
+            case .delete(let id):
+                try database.run("DELETE FROM jobs WHERE id = ?1", [.text(id)])
+            }
+        }
+        try database.execute("COMMIT")
+    }
+
+    private func save(_ record: JobRecord) throws(StorageError) {
+        try database.run(
+            """
+            INSERT OR REPLACE INTO jobs (id, owner, kind, state, key, scope, created_ns, ended_ns, reason,
+                                         replaced_by, deadline_ns, tick_ns, late_by_ns)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+            """,
+            [
+                .text(record.id), .integer(Int64(record.owner)), .text(record.kind.rawValue), .text(record.state.rawValue),
+                .init(record.key), .init(record.scope), .integer(record.createdAt.nanosecondsSinceEpoch),
+                .init(record.endedAt?.nanosecondsSinceEpoch), .init(record.reason?.rawValue), .init(record.replacedBy),
+                .init(record.deadline?.nanosecondsSinceEpoch), .init(record.tickNanos), .init(record.lateByNanos),
+            ])
+    }
+}

@@ -1,0 +1,48 @@
+/// The store's schema, as numbered migrations; `PRAGMA user_version` records how far a file has come.
+enum StoreSchema {
+    /// Each entry migrates from version `index` to `index + 1`.
+    static let migrations: [String] = [
+        """
+        CREATE TABLE jobs (
+            id          TEXT PRIMARY KEY,
+            owner       INTEGER NOT NULL,
+            kind        TEXT NOT NULL,
+            state       TEXT NOT NULL,
+            key         TEXT,
+            scope       TEXT,
+            created_ns  INTEGER NOT NULL,
+            ended_ns    INTEGER,
+            reason      TEXT,
+            replaced_by TEXT,
+            deadline_ns INTEGER,
+            tick_ns     INTEGER,
+            late_by_ns  INTEGER
+        );
+        CREATE INDEX jobs_active_key ON jobs (owner, key) WHERE state = 'active';
+        """
+    ]
+
+    /// The version a fully migrated file has.
+    static var currentVersion: Int { migrations.count }
+
+    /// Brings the file to the current version, one transaction per step.
+    static func migrate(_ database: SQLiteDatabase) throws(StorageError) {
+        let version = Int(try database.scalar("PRAGMA user_version"))
+        guard version <= currentVersion else {
+            throw StorageError(
+                .unsupportedVersion,
+                "\(database.path) has schema version \(version); this reqd knows up to \(currentVersion)")
+        }
+        for step in version..<currentVersion {
+            try database.execute("BEGIN IMMEDIATE")
+            do {
+                try database.execute(migrations[step])
+                try database.execute("PRAGMA user_version = \(step + 1)")
+                try database.execute("COMMIT")
+            } catch {
+                try? database.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+}

@@ -1,0 +1,49 @@
+import CSystemd
+import Glibc
+
+/// Tells systemd about the daemon's state through `sd_notify`: readiness, status, watchdog, stop.
+///
+/// Outside systemd (no `NOTIFY_SOCKET`) every call is a cheap no-op.
+public struct SystemdNotifier: Sendable {
+    /// Whether systemd is listening for notifications.
+    public let isEnabled: Bool
+
+    public init() {
+        isEnabled = getenv("NOTIFY_SOCKET") != nil
+    }
+
+    /// Sends raw `KEY=value` lines.
+    public func notify(_ state: String) {
+        guard isEnabled else { return }
+        _ = sd_notify(0, state)
+    }
+
+    /// `READY=1` with a status line.
+    public func ready(status: String) { notify("READY=1\nSTATUS=\(status)") }
+
+    /// `STATUS=` alone.
+    public func status(_ text: String) { notify("STATUS=\(text)") }
+
+    /// `RELOADING=1`.
+    public func reloading() { notify("RELOADING=1") }
+
+    /// `STOPPING=1`.
+    public func stopping() { notify("STOPPING=1\nSTATUS=stopping") }
+
+    /// `WATCHDOG=1`.
+    public func watchdog() { notify("WATCHDOG=1") }
+
+    /// The watchdog interval systemd expects pings within, in nanoseconds, or nil when it is off.
+    public func watchdogIntervalNanos() -> Int64? {
+        var usec: UInt64 = 0
+        guard sd_watchdog_enabled(0, &usec) > 0, usec > 0 else { return nil }
+        return Int64(usec) * 1_000
+    }
+
+    /// File descriptors passed by socket activation (LISTEN_FDS), starting at 3.
+    public func listenDescriptors() -> [Int32] {
+        let count = sd_listen_fds(1)
+        guard count > 0 else { return [] }
+        return (0..<count).map { SD_LISTEN_FDS_START + $0 }
+    }
+}
