@@ -1,0 +1,59 @@
+import ArgumentParser
+import ReqdProtocol
+
+struct Status: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show the daemon summary, or one job in full.")
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "A job id; omit it for the daemon summary.")
+    var job: String?
+
+    func run() throws {
+        try runReporting {
+            let connection = try global.connect()
+            if let job {
+                let result = try connection.call(.status(StatusRequest(job: job)), as: JobResult.self)
+                if global.json { Output.json(result) } else { Output.raw(Self.describe(result.job)) }
+            } else {
+                let summary = try connection.call(.status(StatusRequest()), as: DaemonSummary.self)
+                if global.json { Output.json(summary) } else { Output.raw(Self.describe(summary)) }
+            }
+            return ExitStatus.success
+        }
+    }
+
+    static func describe(_ job: JobInfo) -> String {
+        var rows: [(String, String)] = [
+            ("id", job.id), ("kind", job.kind.rawValue), ("state", job.state.rawValue), ("owner", "uid \(job.owner)"),
+        ]
+        if let key = job.key { rows.append(("key", key)) }
+        if let scope = job.scope { rows.append(("scope", scope)) }
+        rows.append(("durable", job.durable ? "yes" : "no (ephemeral)"))
+        rows.append(("created", job.createdAt.rfc3339))
+        if let deadline = job.deadline { rows.append(("deadline", deadline.rfc3339)) }
+        if let remaining = job.remainingMs { rows.append(("remaining", EventRenderer.clock(remaining))) }
+        if let tick = job.tickMs { rows.append(("tick", DurationText.format(nanoseconds: tick * 1_000_000))) }
+        if let ended = job.endedAt { rows.append(("ended", ended.rfc3339)) }
+        if let late = job.lateByMs { rows.append(("late by", "\(late) ms")) }
+        if let reason = job.reason { rows.append(("reason", reason.rawValue)) }
+        if let replacement = job.replacedBy { rows.append(("replaced by", replacement)) }
+        return rows.map { "\($0.0.padding(12))\($0.1)\n" }.joined()
+    }
+
+    static func describe(_ summary: DaemonSummary) -> String {
+        var text = "reqd \(summary.version) (protocol \(summary.protocolVersion))"
+        if let pid = summary.pid { text += ", pid \(pid)" }
+        text += ", up \(DurationText.format(nanoseconds: summary.uptimeMs * 1_000_000))\n"
+        text += "connections: \(summary.connections)\n"
+        for (kind, states) in summary.jobs.sorted(by: { $0.key < $1.key }) {
+            let parts = states.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+            text += "\(kind.padding(12))\(parts.joined(separator: "   "))\n"
+        }
+        return text
+    }
+}
+
+extension String {
+    func padding(_ width: Int) -> String { self + String(repeating: " ", count: Swift.max(1, width - count)) }
+}

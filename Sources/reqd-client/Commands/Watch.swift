@@ -1,0 +1,39 @@
+import ArgumentParser
+import ReqdProtocol
+
+struct Watch: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show a job's or a scope's events live: an updating line on a terminal, one line per event otherwise.")
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "The job id.")
+    var job: String?
+
+    @Option(help: "Watch every job in this scope, until interrupted.")
+    var scope: String?
+
+    func validate() throws {
+        guard (job == nil) != (scope == nil) else { throw ValidationError("give exactly one of JOB_ID or --scope") }
+    }
+
+    func run() throws {
+        try runReporting {
+            let connection = try global.connect()
+            let renderer = EventRenderer(json: global.json)
+            let result = try connection.call(.watch(JobSelector(job: job, scope: scope)), as: WatchResult.self)
+            if let info = result.job {
+                if global.json { Output.json(info) }
+                return try followJob(connection, renderer: renderer, initial: info)
+            }
+            if !global.json { Output.line("watching scope \(scope ?? ""); Ctrl-C to stop") }
+            while true {
+                let line = try connection.readLine()
+                if try connection.decoder.decode(IncomingLineKind.self, from: .init(line)).isEvent {
+                    let event = try renderer.render(line)
+                    if renderer.live, !event.type.isTerminal, !global.json { Output.raw("\n") }
+                }
+            }
+        }
+    }
+}

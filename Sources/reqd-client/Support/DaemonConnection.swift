@@ -1,0 +1,119 @@
+import Foundation
+import ReqdProtocol
+
+/// A blocking NDJSON connection to the daemon.
+final class DaemonConnection {
+    private let descriptor: Int32
+    private var framer = LineFramer(maxLineBytes: 256 << 20)
+    private var ready: [[UInt8]] = []
+    private var nextID: Int64 = 1
+    private let encoder = JSONEncoder()
+    let decoder = JSONDecoder()
+    let path: String
+
+    /// Connects, or fails with the unreachable status and advice.
+    init(socket: String?) throws {
+        let (path, tried) = SocketLocator.locate(explicit: socket)
+        self.path = path
+        let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw ClientFailure(message: "cannot create a socket", status: ExitStatus.unreachable) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            close(fd)
+            throw ClientFailure(message: "socket path too long: \(path)", status: ExitStatus.usage)
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
+            for (index, byte) in bytes.enumerated() { buffer[index] = byte }
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard result == 0 else {
+            let reason = String(cString: strerror(errno))
+            close(fd)
+            let where_ = tried.count > 1 ? "tried \(tried.joined(separator: ", "))" : "at \(path)"
+            throw ClientFailure(
+                message: """
+                    cannot reach the reqd daemon (\(reason)); \(where_).
+                    Start it with `reqd` (or `systemctl start reqd`), or point --socket or $REQD_SOCKET at its socket.
+                    """,
+                status: ExitStatus.unreachable)
+        }
+        descriptor = fd
+    }
+
+    deinit { close(descriptor) }
+
+    /// Gives up reading after `seconds`; reads then fail with `waitTimedOut`.
+    func setReadTimeout(seconds: Double) {
+        var value = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - Double(Int(seconds))) * 1e6))
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    /// Sends a request and returns its id.
+    @discardableResult
+    func send(_ body: RequestBody) throws -> RequestID {
+        let id = RequestID.number(nextID)
+        nextID += 1
+        var line = try encoder.encode(Request(id: id, body: body))
+        line.append(10)
+        try line.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let written = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+                guard written > 0 else {
+                    throw ClientFailure(message: "the daemon closed the connection", status: ExitStatus.unreachable)
+                }
+                offset += written
+            }
+        }
+        return id
+    }
+
+    /// The next line from the daemon.
+    func readLine() throws -> [UInt8] {
+        while ready.isEmpty {
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            let count = read(descriptor, &buffer, buffer.count)
+            if count < 0, errno == EAGAIN || errno == EWOULDBLOCK {
+                throw ClientFailure(message: "timed out waiting", status: ExitStatus.waitTimedOut)
+            }
+            guard count > 0 else {
+                throw ClientFailure(message: "the daemon closed the connection", status: ExitStatus.unreachable)
+            }
+            var frames: [LineFramer.Frame] = []
+            framer.append(buffer[..<count], into: &frames)
+            for case .line(let line) in frames { ready.append(line) }
+        }
+        return ready.removeFirst()
+    }
+
+    /// Reads until the reply to `id`, handing any event lines to `onEvent`, and returns the raw reply.
+    func reply(to id: RequestID, onEvent: (([UInt8]) throws -> Void)? = nil) throws -> [UInt8] {
+        while true {
+            let line = try readLine()
+            let kind = try decoder.decode(IncomingLineKind.self, from: Data(line))
+            if kind.isEvent {
+                try onEvent?(line)
+            } else if kind.id == id || kind.id == nil {
+                return line
+            }
+        }
+    }
+
+    /// Decodes a reply's result, or throws the daemon's error with its exit status.
+    func result<T: Decodable & Sendable>(_ type: T.Type, from line: [UInt8]) throws -> T {
+        let envelope = try decoder.decode(ResponseEnvelope<T>.self, from: Data(line))
+        if envelope.ok, let result = envelope.result { return result }
+        let error = envelope.error ?? WireError(.internal, "the daemon sent an empty reply")
+        throw ClientFailure(message: "\(error.code.rawValue): \(error.message)", status: ExitStatus.forError(error.code))
+    }
+
+    /// Sends a request and waits for its result.
+    func call<T: Decodable & Sendable>(_ body: RequestBody, as type: T.Type) throws -> T {
+        let id = try send(body)
+        return try result(type, from: try reply(to: id))
+    }
+}
