@@ -41,8 +41,10 @@ public final class SchedulerLoop: @unchecked Sendable {
     private var statusDeadline: Instant?
     private static let statusInterval: Int64 = 1_000_000_000
 
+    private var wakeups = 0
+
     /// Timer wake-ups so far, for tests and benchmarks.
-    public private(set) var wakeups = 0
+    public var wakeupCount: Int { queue.sync { wakeups } }
 
     /// Creates the loop around a fresh scheduler.
     public init(configuration: SchedulerConfiguration, seed: UInt64, logger: Logger, notifier: SystemdNotifier) {

@@ -1,0 +1,92 @@
+import Foundation
+import Logging
+import Testing
+@testable import ReqdDaemon
+
+@Suite("Configuration")
+struct ConfigurationTests {
+    private func write(_ text: String, in directory: TemporaryDirectory) -> String {
+        let path = directory.path + "/reqd.toml"
+        FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        return path
+    }
+
+    @Test("the shipped config/reqd.toml parses and equals the embedded defaults")
+    func shippedFileIsDefaults() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let configuration = try ConfigurationLoader(file: root.path + "/config/reqd.toml", environment: [:]).load()
+        #expect(configuration == Configuration())
+    }
+
+    @Test("file, then environment, then flags, each overriding the one before")
+    func precedence() throws {
+        let directory = TemporaryDirectory()
+        let file = write(
+            """
+            # comment
+            [daemon]
+            log_level = "debug"   # trailing comment
+            [jobs]
+            retention = "2h"
+            max_retained = 10
+            [socket]
+            mode = "0600"
+            """, in: directory)
+        let configuration = try ConfigurationLoader(
+            file: file, environment: ["REQD_JOBS_RETENTION": "30m", "REQD_DAEMON_LOG_LEVEL": "error"],
+            overrides: [("daemon.log_level", "warning")]
+        ).load()
+        #expect(configuration.logLevel == .warning)
+        #expect(configuration.scheduler.retentionNanos == 30 * 60 * 1_000_000_000)
+        #expect(configuration.scheduler.maxRetainedJobs == 10)
+        #expect(configuration.socketMode == 0o600)
+    }
+
+    @Test("an invalid setting is an error that names the key", arguments: [
+        ("[jobs]\nretention = \"soon\"\n", "jobs.retention"),
+        ("[socket]\nmode = \"rw\"\n", "socket.mode"),
+        ("[daemon]\nlog_level = \"loud\"\n", "daemon.log_level"),
+        ("[jobs]\nmax_active = -1\n", "jobs.max_active"),
+        ("[jobs]\nmax_actve = 5\n", "jobs.max_actve"),
+        ("[countdown]\nmin_tick = \"1m\"\ndefault_tick = \"1s\"\n", "countdown.default_tick"),
+        ("[socket]\npath = \"relative.sock\"\n", "socket.path"),
+    ])
+    func invalidSettingNamesKey(text: String, key: String) {
+        let directory = TemporaryDirectory()
+        let file = write(text, in: directory)
+        #expect {
+            _ = try ConfigurationLoader(file: file, environment: [:]).load()
+        } throws: { error in
+            guard let error = error as? ConfigurationError else { return false }
+            return error.key == key && error.message.contains(key)
+        }
+    }
+
+    @Test("a malformed line is reported with its line number")
+    func malformedLine() {
+        let directory = TemporaryDirectory()
+        let file = write("[daemon]\nthis is not toml\n", in: directory)
+        #expect {
+            _ = try ConfigurationLoader(file: file, environment: [:]).load()
+        } throws: { error in
+            (error as? ConfigurationError)?.message.contains("reqd.toml:2") == true
+        }
+    }
+
+    @Test("default places follow systemd's directories, then XDG, then /tmp and ~/.local/state")
+    func defaultPaths() {
+        #expect(DaemonPaths.socketPath(configured: nil, environment: ["RUNTIME_DIRECTORY": "/run/reqd"]) == "/run/reqd/reqd.sock")
+        #expect(DaemonPaths.socketPath(configured: nil, environment: ["XDG_RUNTIME_DIR": "/run/user/1000"]) == "/run/user/1000/reqd/reqd.sock")
+        #expect(DaemonPaths.socketPath(configured: nil, environment: [:]) == "/tmp/reqd-\(getuid())/reqd.sock")
+        #expect(DaemonPaths.stateDirectory(configured: nil, environment: ["STATE_DIRECTORY": "/var/lib/reqd"]) == "/var/lib/reqd")
+        #expect(DaemonPaths.stateDirectory(configured: nil, environment: ["XDG_STATE_HOME": "/h/.st"]) == "/h/.st/reqd")
+        #expect(DaemonPaths.stateDirectory(configured: nil, environment: ["HOME": "/home/a"]) == "/home/a/.local/state/reqd")
+    }
+
+    @Test("metadata keys become journal fields")
+    func journalFieldNames() {
+        #expect(JournalLogHandler.fieldName("job.id") == "JOB_ID")
+        #expect(JournalLogHandler.fieldName("job.kind") == "JOB_KIND")
+        #expect(JournalLogHandler.fieldName("scope") == "SCOPE")
+    }
+}

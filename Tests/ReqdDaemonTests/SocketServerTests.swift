@@ -1,0 +1,196 @@
+import Foundation
+import ReqdDaemon
+import Testing
+
+@Suite("Daemon over a real Unix socket")
+struct SocketServerTests {
+    @Test("register, watch from another connection, replace and cancel")
+    func registerWatchReplaceCancel() throws {
+        let directory = TemporaryDirectory()
+        let daemon = try startDaemon(in: directory)
+        defer { daemon.stop() }
+        let client = try LineClient(path: daemon.socketPath)
+        let watcher = try LineClient(path: daemon.socketPath)
+
+        let hello = try #require(client.call(["id": 0, "op": "hello", "protocol": 1]))
+        #expect(hello.result?["protocol"] as? Int == 1)
+        #expect(hello.result?["uid"] as? Int == Int(getuid()))
+
+        let first = try #require(client.call(["id": 1, "op": "register-countdown", "key": "k", "duration_ms": 1_500, "tick_ms": 100]))
+        let firstID = try #require(first.job?["id"] as? String)
+        let watch = try #require(watcher.call(["id": "w", "op": "watch", "job": firstID]))
+        #expect(watch.result?["streaming"] as? Bool == true)
+        let tick = try #require(watcher.event("tick"))
+        #expect(tick["watch"] as? String == "w")
+        #expect(tick["job"] as? String == firstID)
+        #expect((tick["remaining_ms"] as? Int).map { $0 % 100 == 0 && $0 < 1_500 } == true)
+
+        let second = try #require(client.call(["id": 2, "op": "register-countdown", "key": "k", "duration_ms": 60_000, "follow": true]))
+        #expect(second.result?["replaced"] as? String == firstID)
+        let secondID = try #require(second.job?["id"] as? String)
+        let superseded = try #require(watcher.event("cancelled"))
+        #expect(superseded["reason"] as? String == "superseded")
+        #expect(superseded["replaced_by"] as? String == secondID)
+
+        let cancel = try #require(client.call(["id": 3, "op": "cancel", "key": "k"]))
+        #expect(cancel.result?["cancelled"] as? [String] == [secondID])
+        let cancelled = try #require(client.next())
+        #expect(cancelled["event"] as? String == "cancelled")
+        #expect(cancelled["watch"] as? Int == 2)
+
+        let list = try #require(client.call(["id": 4, "op": "list", "state": "active"]))
+        #expect((list.result?["jobs"] as? [Any])?.isEmpty == true)
+    }
+
+    @Test("wait replies when the countdown expires, with late_by")
+    func waitForExpiry() throws {
+        let directory = TemporaryDirectory()
+        let daemon = try startDaemon(in: directory)
+        defer { daemon.stop() }
+        let client = try LineClient(path: daemon.socketPath)
+        let registered = try #require(client.call(["id": 1, "op": "register-countdown", "key": "w", "duration_ms": 300, "ephemeral": true]))
+        let id = try #require(registered.job?["id"] as? String)
+        let waited = try #require(client.call(["id": 2, "op": "wait", "job": id]))
+        #expect(waited.job?["state"] as? String == "expired")
+        #expect(waited.job?["late_by_ms"] is Double)
+    }
+
+    static let malformed: [(String, String)] = [
+        ("{bad", "bad_json"),
+        ("[1,2]", "bad_json"),
+        ("\"just a string\"", "bad_json"),
+        ("{}", "missing_field"),
+        ("{\"id\":1}", "missing_field"),
+        ("{\"id\":true,\"op\":\"status\"}", "bad_field"),
+        ("{\"id\":1,\"op\":\"frobnicate\"}", "unknown_op"),
+        ("{\"id\":1,\"op\":\"register-countdown\",\"duration_ms\":1000}", "missing_field"),
+        ("{\"id\":1,\"op\":\"register-countdown\",\"key\":5,\"duration_ms\":1000}", "bad_field"),
+        ("{\"id\":1,\"op\":\"register-countdown\",\"key\":\"k\",\"duration_ms\":\"ten\"}", "bad_field"),
+        ("{\"id\":1,\"op\":\"register-countdown\",\"key\":\"k\",\"duration_ms\":-5}", "bad_duration"),
+        ("{\"id\":1,\"op\":\"register-countdown\",\"key\":\"k\",\"duration_ms\":99999999999999999}", "bad_duration"),
+        ("{\"id\":1,\"op\":\"register-countdown\",\"key\":\"k\",\"duration_ms\":1000,\"tick_ms\":0}", "bad_duration"),
+        ("{\"id\":1,\"op\":\"register-countdown\",\"key\":\"k\",\"duration_ms\":1000,\"colour\":\"red\"}", "unknown_field"),
+        ("{\"id\":1,\"op\":\"register-countdown\",\"key\":\"k\",\"duration_ms\":1000,\"until\":\"2030-01-01T00:00:00Z\"}", "conflicting_fields"),
+        ("{\"id\":1,\"op\":\"register-countdown\",\"key\":\"k\",\"until\":\"yesterday\"}", "bad_field"),
+        ("{\"id\":1,\"op\":\"register-countdown\",\"key\":\"\",\"duration_ms\":1000}", "bad_field"),
+        ("{\"id\":1,\"op\":\"status\",\"job\":\"cd_nosuchjob0\"}", "unknown_job"),
+        ("{\"id\":1,\"op\":\"wait\",\"job\":\"cd_nosuchjob0\"}", "unknown_job"),
+        ("{\"id\":1,\"op\":\"cancel\"}", "missing_field"),
+        ("{\"id\":1,\"op\":\"cancel\",\"job\":\"a\",\"scope\":\"b\"}", "conflicting_fields"),
+        ("{\"id\":1,\"op\":\"hello\",\"protocol\":99}", "unsupported_protocol"),
+        ("{\"id\":1,\"op\":\"list\",\"state\":\"sleeping\"}", "bad_field"),
+        ("{\"id\":1,\"op\":\"list\",\"limit\":0}", "bad_field"),
+    ]
+
+    @Test("malformed input gets a stable error code, changes nothing, and the daemon keeps serving everyone")
+    func malformedInputs() throws {
+        let directory = TemporaryDirectory()
+        let daemon = try startDaemon(in: directory) { $0.maxLineBytes = 64 * 1024 }
+        defer { daemon.stop() }
+        let bystander = try LineClient(path: daemon.socketPath)
+        let bystanderJob = try #require(bystander.call(["id": 1, "op": "register-countdown", "key": "b", "duration_ms": 60_000, "follow": true]))
+        #expect(bystanderJob.job != nil)
+        let client = try LineClient(path: daemon.socketPath)
+        for (line, code) in Self.malformed {
+            client.send(line)
+            let reply = try #require(client.reply(), "no reply to \(line)")
+            #expect(reply["ok"] as? Bool == false, "\(line)")
+            #expect(reply.errorCode == code, "\(line) gave \(reply.errorCode ?? "nothing")")
+            let status = try #require(client.call(["id": "s", "op": "status"]))
+            #expect(status["ok"] as? Bool == true)
+        }
+        // A line over the limit, sent in pieces, is refused without closing the connection.
+        client.sendRaw(Array(repeating: UInt8(ascii: "x"), count: 100 * 1024))
+        client.sendRaw(Array(repeating: UInt8(ascii: "x"), count: 100 * 1024) + [10])
+        #expect(client.reply()?.errorCode == "line_too_long")
+        // Bad input changed nothing: the only job is the bystander's, and it still answers.
+        let list = try #require(client.call(["id": "l", "op": "list"]))
+        #expect((list.result?["jobs"] as? [[String: Any]])?.map { $0["key"] as? String } == ["b"])
+        #expect(bystander.call(["id": 2, "op": "status"])?["ok"] as? Bool == true)
+        #expect(Self.malformed.count >= 15)
+    }
+
+    @Test("the socket file has mode 0660")
+    func socketMode() throws {
+        let directory = TemporaryDirectory()
+        let daemon = try startDaemon(in: directory)
+        defer { daemon.stop() }
+        var status = stat()
+        #expect(stat(daemon.socketPath, &status) == 0)
+        #expect(status.st_mode & 0o777 == 0o660)
+        #expect(status.st_mode & S_IFMT == S_IFSOCK)
+    }
+
+    @Test("a stale socket file is replaced; a live daemon on the path is reported, not clobbered")
+    func staleAndLiveSockets() throws {
+        let directory = TemporaryDirectory()
+        // A stale socket: bound, then its owner went away without removing it.
+        let path = directory.path + "/reqd.sock"
+        let stale = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, b) in path.utf8.enumerated() { raw[i] = b } }
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(stale, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        close(stale)
+        #expect(FileManager.default.fileExists(atPath: path))
+
+        let daemon = try startDaemon(in: directory)
+        defer { daemon.stop() }
+        #expect(try LineClient(path: path).call(["id": 1, "op": "status"])?["ok"] as? Bool == true)
+
+        #expect {
+            _ = try startDaemon(in: directory)
+        } throws: { error in
+            (error as? DaemonError)?.code == .alreadyRunning
+        }
+        #expect(try LineClient(path: path).call(["id": 2, "op": "status"])?["ok"] as? Bool == true)
+    }
+
+    @Test("a socket path that is too long gets a clear error")
+    func socketPathTooLong() throws {
+        let directory = TemporaryDirectory()
+        #expect {
+            _ = try startDaemon(in: directory) { $0.socketPath = directory.path + "/" + String(repeating: "s", count: 120) + ".sock" }
+        } throws: { error in
+            guard let error = error as? DaemonError else { return false }
+            return error.code == .socketPathTooLong && error.message.contains("107")
+        }
+    }
+
+    @Test("durable countdowns come back after a restart with the same id; ephemeral ones do not")
+    func restartRestores() throws {
+        let directory = TemporaryDirectory()
+        var durableID = ""
+        do {
+            let daemon = try startDaemon(in: directory)
+            let client = try LineClient(path: daemon.socketPath)
+            durableID = try #require(client.call(["id": 1, "op": "register-countdown", "key": "d", "duration_ms": 60_000])?.job?["id"] as? String)
+            _ = client.call(["id": 2, "op": "register-countdown", "key": "e", "duration_ms": 60_000, "ephemeral": true])
+            daemon.stop()
+        }
+        let daemon = try startDaemon(in: directory)
+        defer { daemon.stop() }
+        let client = try LineClient(path: daemon.socketPath)
+        let list = try #require(client.call(["id": 1, "op": "list"]))
+        let jobs = try #require(list.result?["jobs"] as? [[String: Any]])
+        #expect(jobs.map { $0["id"] as? String } == [durableID])
+        let remaining = try #require(jobs.first?["remaining_ms"] as? Int)
+        #expect(remaining > 50_000 && remaining <= 60_000)
+    }
+
+    @Test("an idle daemon does not wake up")
+    func idleDoesNotWake() throws {
+        let directory = TemporaryDirectory()
+        let daemon = try startDaemon(in: directory)
+        defer { daemon.stop() }
+        let client = try LineClient(path: daemon.socketPath)
+        let id = try #require(client.call(["id": 1, "op": "register-countdown", "key": "i", "duration_ms": 200, "ephemeral": true])?.job?["id"] as? String)
+        #expect(client.call(["id": 2, "op": "wait", "job": id])?.job?["state"] as? String == "expired")
+        let wakeups = daemon.loop.wakeupCount
+        usleep(1_500_000)
+        #expect(daemon.loop.wakeupCount == wakeups)
+        #expect(daemon.loop.inspect { $0.nextDeadline } == nil)
+    }
+}

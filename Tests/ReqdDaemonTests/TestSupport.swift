@@ -1,0 +1,117 @@
+import Foundation
+import Logging
+import ReqdDaemon
+import Testing
+
+/// A temporary directory removed when the test ends.
+final class TemporaryDirectory {
+    let path: String
+
+    init() {
+        var template = Array("/tmp/reqd-test-XXXXXX".utf8CString)
+        path = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+        chmod(path, 0o755)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// Starts a daemon in-process on a temporary socket and state directory.
+func startDaemon(in directory: TemporaryDirectory, configure: (inout Configuration) -> Void = { _ in }) throws -> Daemon {
+    var configuration = Configuration()
+    configuration.socketPath = directory.path + "/reqd.sock"
+    configuration.stateDirectory = directory.path + "/state"
+    configure(&configuration)
+    var logger = Logger(label: "reqd-test")
+    logger.logLevel = .warning
+    return try Daemon.start(configuration: configuration, environment: [:], logger: logger, seed: 1)
+}
+
+/// A blocking test client that speaks raw lines, so tests can send anything at all.
+final class LineClient {
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+    /// Events read while waiting for a reply, handed out first by `next()`.
+    private var stashed: [[String: Any]] = []
+
+    init(path: String, timeoutSeconds: Int = 5) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+        }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit { close(fd) }
+
+    func sendRaw(_ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { write(fd, $0.baseAddress!, $0.count) }
+            guard written > 0 else { return }
+            offset += written
+        }
+    }
+
+    func send(_ line: String) { sendRaw(Array((line + "\n").utf8)) }
+
+    func send(_ object: [String: Any]) {
+        send(String(decoding: try! JSONSerialization.data(withJSONObject: object), as: UTF8.self))
+    }
+
+    /// The next line as a JSON object, or nil on timeout or close.
+    func next() -> [String: Any]? {
+        if !stashed.isEmpty { return stashed.removeFirst() }
+        return readLine()
+    }
+
+    private func readLine() -> [String: Any]? {
+        while true {
+            if let newline = buffer.firstIndex(of: 10) {
+                let line = Array(buffer[..<newline])
+                buffer.removeFirst(newline + 1)
+                return (try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any]
+            }
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            let count = read(fd, &chunk, chunk.count)
+            guard count > 0 else { return nil }
+            buffer += chunk[..<count]
+        }
+    }
+
+    /// Reads until a reply (not an event) arrives.
+    func reply() -> [String: Any]? {
+        while let line = readLine() {
+            if line["event"] == nil { return line }
+            stashed.append(line)
+        }
+        return nil
+    }
+
+    /// Reads until an event of this type arrives.
+    func event(_ type: String) -> [String: Any]? {
+        while let line = next() {
+            if line["event"] as? String == type { return line }
+        }
+        return nil
+    }
+
+    /// Sends a request and returns its reply.
+    func call(_ object: [String: Any]) -> [String: Any]? {
+        send(object)
+        return reply()
+    }
+}
+
+extension Dictionary where Key == String, Value == Any {
+    var result: [String: Any]? { self["result"] as? [String: Any] }
+    var errorCode: String? { (self["error"] as? [String: Any])?["code"] as? String }
+    var job: [String: Any]? { result?["job"] as? [String: Any] }
+}
