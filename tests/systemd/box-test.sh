@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# End-to-end test under a real systemd (../shared/tools/systemd-box): install the unit and the
+# binaries, start, follow a countdown, read its story from the journal, reload, stop, socket
+# activation, and systemd-analyze security. Needs root. Usage: tests/systemd/box-test.sh BIN_DIR
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+bin=${1:?usage: box-test.sh BIN_DIR}
+box_tool=${SYSTEMD_BOX:-$repo/../shared/tools/systemd-box}
+name=reqd-test-$$
+failures=0
+pass() { echo "ok   - $*"; }
+fail() { echo "FAIL - $*"; failures=$((failures + 1)); }
+check() { local what=$1; shift; if "$@"; then pass "$what"; else fail "$what"; fi; }
+
+"$box_tool" up --name "$name" --unit "$repo/systemd/reqd.service" --unit "$repo/systemd/reqd.socket" >/dev/null
+trap '"$box_tool" down --name "$name"' EXIT
+box() { "$box_tool" run --name "$name" "$@"; }
+
+# The box sees the host read-only with a fresh /tmp, so copy the binaries into its writable /var.
+box mkdir -p /var/opt/reqd /etc/reqd /etc/sysusers.d /etc/systemd/system/reqd.service.d
+for b in reqd reqd-client; do
+  box sh -c "cat > /var/opt/reqd/$b && chmod 0755 /var/opt/reqd/$b" <"$bin/$b"
+done
+box sh -c 'cat > /etc/reqd/reqd.toml' <"$repo/config/reqd.toml"
+box sh -c 'cat > /etc/sysusers.d/reqd.conf' <"$repo/systemd/reqd.sysusers.conf"
+box systemd-sysusers >/dev/null
+box sh -c 'cat > /etc/systemd/system/reqd.service.d/ci.conf' <<'DROPIN'
+[Service]
+ExecStart=
+ExecStart=/var/opt/reqd/reqd --config /etc/reqd/reqd.toml
+# A short watchdog, so the test sees WATCHDOG=1 keep the service alive.
+WatchdogSec=2s
+DROPIN
+box systemctl daemon-reload
+client=/var/opt/reqd/reqd-client
+
+# 1. Start: returns only once READY=1 was sent, so the socket answers at once.
+check "systemctl start reqd" box systemctl start reqd
+check "reqd is active right after start returns" box systemctl is-active --quiet reqd
+check "the socket answers right after start returns" box "$client" status >/dev/null
+status_text=$(box systemctl show reqd -p StatusText --value)
+check "STATUS= carries live counts ('$status_text')" grep -q "active jobs" <<<"$status_text"
+user=$(box systemctl show reqd -p User --value)
+check "runs as the dedicated user ($user)" test "$user" = reqd
+check "runs as uid of reqd" box sh -c "test \$(stat -c %U /proc/\$(systemctl show reqd -p MainPID --value)) = reqd"
+
+check "WatchdogSec=2s is in force" test "$(box systemctl show reqd -p WatchdogUSec --value)" = 2s
+
+# 2. A countdown followed to expiry.
+out=$(box "$client" --json register-countdown --key k --seconds 3 --follow)
+id=$(head -n1 <<<"$out" | sed -n 's/.*"id":"\(cd_[a-z0-9]*\)".*/\1/p')
+check "register-countdown --follow ran to expiry (job $id)" grep -q '"event":"expired"' <<<"$out"
+check "follow printed ticks" grep -q '"event":"tick"' <<<"$out"
+
+# 3. The journal tells the job's story under its JOB_ID field.
+story=$(box journalctl -u reqd "JOB_ID=$id" --no-pager -o cat)
+echo "$story" | sed 's/^/     journal: /'
+check "journal has the registration" grep -q "countdown registered" <<<"$story"
+check "journal has the expiry" grep -q "countdown expired" <<<"$story"
+check "journal entries carry JOB_KIND" box sh -c "journalctl -u reqd JOB_ID=$id JOB_KIND=countdown -o cat --no-pager | grep -q expired"
+
+# 4. Reload: RELOADING=1 ... READY=1, configuration re-read.
+check "systemctl reload reqd" box systemctl reload reqd
+sleep 0.5
+check "journal shows the reload" box sh -c "journalctl -u reqd -o cat --no-pager | grep -q 'configuration reloaded'"
+check "still active after reload" box systemctl is-active --quiet reqd
+
+# 5. Watchdog: 5 s with WatchdogSec=2s and no restart means WATCHDOG=1 arrived in time.
+sleep 5
+check "watchdog met: still active, no restarts" test "$(box systemctl show reqd -p NRestarts --value)" = 0 -a "$(box systemctl is-active reqd)" = active
+check "no watchdog timeout in the journal" box sh -c "! journalctl -u reqd --no-pager | grep -qi 'watchdog timeout'"
+
+# A durable job survives stop and start.
+box "$client" register-countdown --key survivor --seconds 120 >/dev/null
+started=$(date +%s%N)
+check "systemctl stop reqd" box systemctl stop reqd
+stopped_ms=$((($(date +%s%N) - started) / 1000000))
+result=$(box systemctl show reqd -p Result --value)
+code=$(box systemctl show reqd -p ExecMainStatus --value)
+check "stopped cleanly (Result=$result, status $code, ${stopped_ms} ms)" test "$result" = success -a "$code" = 0
+check "journal shows the clean stop" box sh -c "journalctl -u reqd -o cat --no-pager | grep -q 'reqd stopped'"
+
+# 6. Socket activation: the first client connection starts the service.
+check "reqd.socket is listening" box systemctl is-active --quiet reqd.socket
+check "a client connection activates reqd" box "$client" list --key survivor >/dev/null
+check "the activated daemon restored the durable countdown" box sh -c "$client --json list --key survivor | grep -q '\"state\":\"active\"'"
+check "reqd adopted the socket (journal field SOCKET_ACTIVATED=true)" box sh -c "journalctl -u reqd SOCKET_ACTIVATED=true -o cat --no-pager | grep -q 'reqd ready'"
+box systemctl stop reqd reqd.socket
+
+# 7. systemd-analyze security.
+exposure=$(box systemd-analyze security reqd.service --no-pager 2>&1 | tail -n1)
+echo "     $exposure"
+check "systemd-analyze security ran" grep -q "Overall exposure level" <<<"$exposure"
+
+echo "box test: $failures failure(s)"
+test "$failures" = 0
