@@ -37,7 +37,7 @@ client=/var/opt/reqd/reqd-client
 # 1. Start: returns only once READY=1 was sent, so the socket answers at once.
 check "systemctl start reqd" box systemctl start reqd
 check "reqd is active right after start returns" box systemctl is-active --quiet reqd
-check "the socket answers right after start returns" box "$client" status >/dev/null
+check "the socket answers right after start returns" box sh -c "$client status >/dev/null"
 status_text=$(box systemctl show reqd -p StatusText --value)
 check "STATUS= carries live counts ('$status_text')" grep -q "active jobs" <<<"$status_text"
 user=$(box systemctl show reqd -p User --value)
@@ -82,7 +82,7 @@ check "journal shows the clean stop" box sh -c "journalctl -u reqd -o cat --no-p
 
 # 6. Socket activation: the first client connection starts the service.
 check "reqd.socket is listening" box systemctl is-active --quiet reqd.socket
-check "a client connection activates reqd" box "$client" list --key survivor >/dev/null
+check "a client connection activates reqd" box sh -c "$client list --key survivor >/dev/null"
 check "the activated daemon restored the durable countdown" box sh -c "$client --json list --key survivor | grep -q '\"state\":\"active\"'"
 check "reqd adopted the socket (journal field SOCKET_ACTIVATED=true)" box sh -c "journalctl -u reqd SOCKET_ACTIVATED=true -o cat --no-pager | grep -q 'reqd ready'"
 box systemctl stop reqd reqd.socket

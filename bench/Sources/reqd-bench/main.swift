@@ -1,1 +1,177 @@
-print("x")
+import Foundation
+
+// reqd-bench: drives a real reqd over its socket and reports registration throughput, expiry
+// lateness and memory. Every loop is bounded in count and time; all traffic stays on a Unix socket.
+//
+//   reqd-bench [--reqd PATH] [--quick]
+
+let arguments = CommandLine.arguments
+func option(_ name: String) -> String? {
+    arguments.firstIndex(of: name).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+}
+let quick = arguments.contains("--quick")
+let binDirectory = URL(fileURLWithPath: arguments[0]).deletingLastPathComponent().path
+let reqdPath = option("--reqd") ?? binDirectory + "/reqd"
+
+func now() -> Double {
+    var spec = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &spec)
+    return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
+}
+
+func line(_ text: String) -> [UInt8] { Array((text + "\n").utf8) }
+
+func percentile(_ sorted: [Double], _ p: Double) -> Double {
+    guard !sorted.isEmpty else { return .nan }
+    return sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.down)))]
+}
+
+/// Registrations from `clients` connections, each waiting for every reply; returns registrations per second.
+func registrationRate(socket: String, clients: Int, perClient: Int, durable: Bool, timeLimit: Double) throws -> Double {
+    let done = DispatchGroup()
+    let failures = NSLock()
+    var failed = 0
+    var completed = Array(repeating: 0, count: clients)
+    let start = now()
+    for client in 0..<clients {
+        done.enter()
+        let thread = Thread {
+            defer { done.leave() }
+            guard let connection = try? BenchSocket(path: socket) else { return }
+            for index in 0..<perClient {
+                let request = line(
+                    "{\"id\":\(index),\"op\":\"register-countdown\",\"key\":\"r\(client)-\(index)\",\"duration_ms\":3600000\(durable ? "" : ",\"ephemeral\":true")}")
+                guard (try? connection.roundTrip(request)) == true else {
+                    failures.lock(); failed += 1; failures.unlock()
+                    return
+                }
+                completed[client] = index + 1
+                if index % 256 == 0, now() - start > timeLimit { return }
+            }
+        }
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+    done.wait()
+    let elapsed = now() - start
+    if failed > 0 { throw BenchError("\(failed) registrations failed") }
+    return Double(completed.reduce(0, +)) / elapsed
+}
+
+/// Pipelined registrations on a few connections, for filling the daemon quickly.
+func fill(socket: String, count: Int, connections: Int, prefix: String, body: (Int) -> String) throws {
+    let window = 2_000
+    let group = DispatchGroup()
+    var failure: BenchError?
+    let lock = NSLock()
+    for c in 0..<connections {
+        let share = count / connections + (c < count % connections ? 1 : 0)
+        guard let connection = try? BenchSocket(path: socket) else { throw BenchError("connect failed") }
+        let slots = DispatchSemaphore(value: window)
+        group.enter()
+        Thread {
+            defer { group.leave() }
+            for _ in 0..<share {
+                guard let reply = try? connection.readLine() else {
+                    lock.lock(); failure = BenchError("reply missing"); lock.unlock()
+                    return
+                }
+                if !String(decoding: reply.prefix(64), as: UTF8.self).contains("\"ok\":true") {
+                    lock.lock(); failure = BenchError("refused: \(String(decoding: reply.prefix(200), as: UTF8.self))"); lock.unlock()
+                }
+                slots.signal()
+            }
+        }.start()
+        var batch: [UInt8] = []
+        for index in 0..<share {
+            slots.wait()
+            batch += line("{\"id\":\(index),\"op\":\"register-countdown\",\"key\":\"\(prefix)\(c)-\(index)\",\(body(index * connections + c))}")
+            if batch.count > 32_768 || index == share - 1 {
+                try connection.write(batch)
+                batch.removeAll(keepingCapacity: true)
+            }
+        }
+    }
+    group.wait()
+    if let failure { throw failure }
+}
+
+func wallNow() -> Double { Date().timeIntervalSince1970 }
+
+func rfc3339(_ seconds: Double) -> String {
+    var whole = time_t(seconds)
+    var parts = tm()
+    gmtime_r(&whole, &parts)
+    let millis = Int((seconds - Double(whole)) * 1000)
+    return String(
+        format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday, parts.tm_hour,
+        parts.tm_min, parts.tm_sec, millis)
+}
+
+do {
+    print("reqd-bench: \(reqdPath)\(quick ? " (quick)" : "")")
+    let scale = quick ? 10 : 1
+
+    // 1. Registrations per second.
+    var daemon = try DaemonUnderTest(binary: reqdPath)
+    print("\n## Registrations per second (round trip: each client waits for each reply)\n")
+    print("| clients | durable (ack after commit) | ephemeral |")
+    print("|---|---|---|")
+    for clients in [1, 50] {
+        let durable = try registrationRate(
+            socket: daemon.socket, clients: clients, perClient: (clients == 1 ? 5_000 : 1_000) / scale, durable: true, timeLimit: 20)
+        let ephemeral = try registrationRate(
+            socket: daemon.socket, clients: clients, perClient: (clients == 1 ? 20_000 : 2_000) / scale, durable: false, timeLimit: 20)
+        print("| \(clients) | \(Int(durable))/s | \(Int(ephemeral))/s |")
+    }
+    daemon.stop()
+
+    // 2. Expiry lateness: 100,000 countdowns whose deadlines are spread over 10 s.
+    daemon = try DaemonUnderTest(binary: reqdPath)
+    let count = 100_000 / scale
+    let spreadStart = wallNow() + 12
+    try fill(socket: daemon.socket, count: count, connections: 4, prefix: "late") { index in
+        "\"until\":\"\(rfc3339(spreadStart + 10 * Double(index) / Double(count)))\",\"tick_ms\":3600000,\"ephemeral\":true"
+    }
+    let filledAfter = wallNow() - (spreadStart - 12)
+    while wallNow() < spreadStart + 10.5 { usleep(100_000) }
+    let lister = try BenchSocket(path: daemon.socket)
+    try lister.write(line("{\"id\":1,\"op\":\"list\",\"state\":\"expired\",\"limit\":100000}"))
+    let reply = try lister.readLine()
+    guard let object = try JSONSerialization.jsonObject(with: Data(reply)) as? [String: Any],
+        let jobs = (object["result"] as? [String: Any])?["jobs"] as? [[String: Any]]
+    else { throw BenchError("list failed") }
+    let lateness = jobs.compactMap { $0["late_by_ms"] as? Double }.sorted()
+    print("\n## Expiry lateness, \(count) countdowns spread over 10 s (registered in \(String(format: "%.1f", filledAfter)) s)\n")
+    print("| expired | p50 | p99 | max |")
+    print("|---|---|---|---|")
+    print(String(format: "| %d | %.3f ms | %.3f ms | %.3f ms |", lateness.count, percentile(lateness, 0.5), percentile(lateness, 0.99), lateness.last ?? .nan))
+    daemon.stop()
+
+    // 3. Memory with 100,000 and 1,000,000 active countdowns.
+    daemon = try DaemonUnderTest(binary: reqdPath)
+    usleep(200_000)
+    let baseline = daemon.residentBytes
+    print("\n## Daemon RSS with active countdowns (ephemeral, 1 h, unwatched)\n")
+    print("| countdowns | RSS | per countdown above idle |")
+    print("|---|---|---|")
+    print("| 0 | \(baseline / 1_048_576) MiB | - |")
+    var registered = 0
+    for target in [100_000 / scale, 1_000_000 / scale] {
+        let start = now()
+        try fill(socket: daemon.socket, count: target - registered, connections: 4, prefix: "m\(target)-") { _ in
+            "\"duration_ms\":3600000,\"ephemeral\":true"
+        }
+        let elapsed = now() - start
+        let added = target - registered
+        registered = target
+        usleep(300_000)
+        let rss = daemon.residentBytes
+        print("| \(target) | \(rss / 1_048_576) MiB | \((rss - baseline) / target) B ")
+        print("  (pipelined fill rate: \(Int(Double(added) / elapsed)) registrations/s)")
+    }
+    daemon.stop()
+} catch {
+    FileHandle.standardError.write(Data("reqd-bench: \(error)\n".utf8))
+    exit(1)
+}

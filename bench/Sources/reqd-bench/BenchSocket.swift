@@ -1,0 +1,59 @@
+import Foundation
+
+/// A blocking Unix-socket connection that writes pre-built request lines and counts reply lines.
+final class BenchSocket: @unchecked Sendable {
+    // @unchecked Sendable: one thread writes and one thread reads; they share only the descriptor.
+    let fd: Int32
+    private var buffer = [UInt8](repeating: 0, count: 1 << 20)
+    private var pending: [UInt8] = []
+
+    init(path: String) throws {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, b) in path.utf8.enumerated() { raw[i] = b } }
+        let result = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard result == 0 else { throw BenchError("cannot connect to \(path): \(String(cString: strerror(errno)))") }
+        var timeout = timeval(tv_sec: 60, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    deinit { close(fd) }
+
+    func write(_ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress!, $0.count) }
+            guard written > 0 else { throw BenchError("write failed") }
+            offset += written
+        }
+    }
+
+    /// Reads the next complete line.
+    func readLine() throws -> [UInt8] {
+        while true {
+            if let newline = pending.firstIndex(of: 10) {
+                let line = Array(pending[..<newline])
+                pending.removeFirst(newline + 1)
+                return line
+            }
+            let count = read(fd, &buffer, buffer.count)
+            guard count > 0 else { throw BenchError("the daemon closed the connection or timed out") }
+            pending += buffer[..<count]
+        }
+    }
+
+    /// Sends a request and waits for its reply line; returns whether it was ok.
+    func roundTrip(_ line: [UInt8]) throws -> Bool {
+        try write(line)
+        let reply = try readLine()
+        return reply.starts(with: Array("{\"ok\":true".utf8)) || String(decoding: reply.prefix(40), as: UTF8.self).contains("\"ok\":true")
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
