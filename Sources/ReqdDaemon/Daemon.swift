@@ -77,7 +77,11 @@ public final class Daemon: Sendable {
         socketActivated = !activated.isEmpty
         if !socketActivated {
             let directory = String(socketPath[..<(socketPath.lastIndex(of: "/") ?? socketPath.startIndex)])
-            if !directory.isEmpty { try SocketPath.makeDirectory(directory, mode: 0o755) }
+            if configuration.socketPath == nil, directory.hasPrefix("/tmp/") {
+                try SocketPath.makePrivateDirectory(directory)
+            } else if !directory.isEmpty {
+                try SocketPath.makeDirectory(directory, mode: 0o755)
+            }
             try SocketPath.prepare(socketPath)
         }
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)

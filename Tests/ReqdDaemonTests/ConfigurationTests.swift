@@ -85,8 +85,8 @@ struct ConfigurationTests {
 
     @Test("metadata keys become journal fields")
     func journalFieldNames() {
-        #expect(JournalLogHandler.fieldName("job.id") == "JOB_ID")
-        #expect(JournalLogHandler.fieldName("job.kind") == "JOB_KIND")
-        #expect(JournalLogHandler.fieldName("scope") == "SCOPE")
+        #expect(DaemonLogHandler.journalFieldName("job.id") == "JOB_ID")
+        #expect(DaemonLogHandler.journalFieldName("job.kind") == "JOB_KIND")
+        #expect(DaemonLogHandler.journalFieldName("scope") == "SCOPE")
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Reads the part of TOML that reqd's configuration uses: `[tables]`, and `key = value` lines whose
 /// values are strings, integers, booleans or floats; `#` comments. Anything else is an error that
 /// names the line.
@@ -16,21 +18,21 @@ enum TOMLSubset {
         var table = ""
         for (offset, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let number = offset + 1
-            let line = stripComment(String(rawLine)).trimmingWhitespace()
+            let line = stripComment(String(rawLine)).trimmingCharacters(in: .whitespaces)
             if line.isEmpty { continue }
             if line.hasPrefix("[") {
                 guard line.hasSuffix("]"), !line.hasPrefix("[[") else {
                     throw ConfigurationError(key: nil, "\(file):\(number): malformed table header '\(line)'")
                 }
-                table = String(line.dropFirst().dropLast()).trimmingWhitespace()
+                table = String(line.dropFirst().dropLast()).trimmingCharacters(in: .whitespaces)
                 guard !table.isEmpty else { throw ConfigurationError(key: nil, "\(file):\(number): empty table name") }
                 continue
             }
             guard let equals = line.firstIndex(of: "=") else {
                 throw ConfigurationError(key: nil, "\(file):\(number): expected 'key = value', got '\(line)'")
             }
-            let key = String(line[..<equals]).trimmingWhitespace()
-            let rawValue = String(line[line.index(after: equals)...]).trimmingWhitespace()
+            let key = String(line[..<equals]).trimmingCharacters(in: .whitespaces)
+            let rawValue = String(line[line.index(after: equals)...]).trimmingCharacters(in: .whitespaces)
             let fullKey = table.isEmpty ? key : "\(table).\(key)"
             guard !key.isEmpty else { throw ConfigurationError(key: nil, "\(file):\(number): missing key") }
             guard result[fullKey] == nil else {
@@ -89,12 +91,5 @@ enum TOMLSubset {
 }
 
 extension String {
-    func trimmingWhitespace() -> String {
-        var view = Substring(self)
-        while let first = view.first, first.isWhitespace { view = view.dropFirst() }
-        while let last = view.last, last.isWhitespace { view = view.dropLast() }
-        return String(view)
-    }
-
     fileprivate func replacingUnderscores() -> String { String(filter { $0 != "_" }) }
 }

@@ -14,14 +14,11 @@ public enum DaemonLogging {
     public static func handlerFactory(target: LogTarget, control: LogLevelControl) -> @Sendable (String) -> any LogHandler {
         let useJournal: Bool
         switch target {
-        case .auto: useJournal = JournalLogHandler.stderrIsJournal()
+        case .auto: useJournal = DaemonLogHandler.stderrIsJournal()
         case .journal: useJournal = true
         case .stderr: useJournal = false
         }
-        return { label in
-            useJournal
-                ? JournalLogHandler(label: label, control: control) as any LogHandler
-                : StderrLogHandler(label: label, control: control)
-        }
+        let destination: DaemonLogHandler.Destination = useJournal ? .journal : .stderr
+        return { _ in DaemonLogHandler(destination: destination, control: control) }
     }
 }

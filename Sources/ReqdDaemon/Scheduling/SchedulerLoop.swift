@@ -210,6 +210,7 @@ public final class SchedulerLoop: @unchecked Sendable {
     }
 
     private func log(_ event: JobEvent) {
+        guard logger.logLevel <= (event.type == .tick ? .trace : .info) else { return }
         var metadata: Logger.Metadata = ["job.id": "\(event.job)", "job.kind": "\(event.kind.rawValue)", "job.owner": "\(event.owner)"]
         if let scope = event.scope { metadata["scope"] = "\(scope)" }
         if let key = event.key { metadata["job.key"] = "\(key)" }

@@ -44,7 +44,7 @@ enum SocketPath {
         return result == 0
     }
 
-    /// Creates `directory` (and parents) when missing, private to its owner when `privateMode`.
+    /// Creates `directory` (and parents) with `mode` when missing.
     static func makeDirectory(_ directory: String, mode: mode_t) throws(DaemonError) {
         var current = ""
         for part in directory.split(separator: "/", omittingEmptySubsequences: true) {
@@ -53,6 +53,26 @@ enum SocketPath {
                 throw DaemonError(
                     .socketSetupFailed, "cannot create directory \(current): \(String(cString: strerror(errno)))")
             }
+        }
+    }
+
+    /// Makes sure `directory` is a real directory owned by this user and closed to everyone else.
+    ///
+    /// Used for the `/tmp/reqd-UID` fallback, where another user could otherwise create the
+    /// directory (or a symlink) first and intercept the socket.
+    static func makePrivateDirectory(_ directory: String) throws(DaemonError) {
+        if mkdir(directory, 0o700) != 0, errno != EEXIST {
+            throw DaemonError(.socketSetupFailed, "cannot create \(directory): \(String(cString: strerror(errno)))")
+        }
+        var status = stat()
+        guard lstat(directory, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR else {
+            throw DaemonError(.socketSetupFailed, "\(directory) is not a directory (a symlink?); remove it")
+        }
+        guard status.st_uid == getuid() else {
+            throw DaemonError(.socketSetupFailed, "\(directory) belongs to uid \(status.st_uid), not to you; remove it")
+        }
+        if status.st_mode & 0o077 != 0, chmod(directory, 0o700) != 0 {
+            throw DaemonError(.socketSetupFailed, "cannot make \(directory) private: \(String(cString: strerror(errno)))")
         }
     }
 

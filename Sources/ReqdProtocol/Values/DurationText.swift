@@ -1,3 +1,5 @@
+import Foundation
+
 /// Parses and prints human durations such as `500ms`, `3s`, `15m`, `1h30m` and `2d`.
 ///
 /// Both the client's flags and the daemon's configuration file use this syntax.
@@ -6,7 +8,7 @@ public enum DurationText {
     ///
     /// A bare number counts as seconds. Units: `ns`, `us`, `ms`, `s`, `m`, `h`, `d`.
     public static func parseNanoseconds(_ text: String) -> Int64? {
-        let trimmed = text.trimmingSpaces()
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else { return nil }
         if let seconds = Double(trimmed) {
             return fromSeconds(seconds)
@@ -60,14 +62,5 @@ public enum DurationText {
             seconds %= size
         }
         return text
-    }
-}
-
-extension String {
-    func trimmingSpaces() -> String {
-        var view = Substring(self)
-        while let first = view.first, first.isWhitespace { view = view.dropFirst() }
-        while let last = view.last, last.isWhitespace { view = view.dropLast() }
-        return String(view)
     }
 }

@@ -48,8 +48,18 @@ final class BenchSocket: @unchecked Sendable {
     /// Sends a request and waits for its reply line; returns whether it was ok.
     func roundTrip(_ line: [UInt8]) throws -> Bool {
         try write(line)
-        let reply = try readLine()
-        return reply.starts(with: Array("{\"ok\":true".utf8)) || String(decoding: reply.prefix(40), as: UTF8.self).contains("\"ok\":true")
+        return Self.isOK(try readLine())
+    }
+
+    private static let okMarker = Array("\"ok\":true".utf8)
+
+    /// Whether a reply line says `"ok":true` (key order is not fixed, so search the whole line).
+    static func isOK(_ reply: [UInt8]) -> Bool {
+        guard reply.count >= okMarker.count else { return false }
+        for start in 0...(reply.count - okMarker.count) where reply[start] == okMarker[0] {
+            if reply[start..<(start + okMarker.count)].elementsEqual(okMarker) { return true }
+        }
+        return false
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 // reqd-bench: drives a real reqd over its socket and reports registration throughput, expiry
 // lateness and memory. Every loop is bounded in count and time; all traffic stays on a Unix socket.
@@ -29,9 +30,8 @@ func percentile(_ sorted: [Double], _ p: Double) -> Double {
 /// Registrations from `clients` connections, each waiting for every reply; returns registrations per second.
 func registrationRate(socket: String, clients: Int, perClient: Int, durable: Bool, timeLimit: Double) throws -> Double {
     let done = DispatchGroup()
-    let failures = NSLock()
-    var failed = 0
-    var completed = Array(repeating: 0, count: clients)
+    let failed = Mutex(0)
+    let completed = Mutex(Array(repeating: 0, count: clients))
     let start = now()
     for client in 0..<clients {
         done.enter()
@@ -42,10 +42,10 @@ func registrationRate(socket: String, clients: Int, perClient: Int, durable: Boo
                 let request = line(
                     "{\"id\":\(index),\"op\":\"register-countdown\",\"key\":\"r\(client)-\(index)\",\"duration_ms\":3600000\(durable ? "" : ",\"ephemeral\":true")}")
                 guard (try? connection.roundTrip(request)) == true else {
-                    failures.lock(); failed += 1; failures.unlock()
+                    failed.withLock { $0 += 1 }
                     return
                 }
-                completed[client] = index + 1
+                completed.withLock { $0[client] = index + 1 }
                 if index % 256 == 0, now() - start > timeLimit { return }
             }
         }
@@ -54,16 +54,16 @@ func registrationRate(socket: String, clients: Int, perClient: Int, durable: Boo
     }
     done.wait()
     let elapsed = now() - start
-    if failed > 0 { throw BenchError("\(failed) registrations failed") }
-    return Double(completed.reduce(0, +)) / elapsed
+    let failures = failed.withLock { $0 }
+    if failures > 0 { throw BenchError("\(failures) registrations failed") }
+    return Double(completed.withLock { $0.reduce(0, +) }) / elapsed
 }
 
 /// Pipelined registrations on a few connections, for filling the daemon quickly.
 func fill(socket: String, count: Int, connections: Int, prefix: String, body: (Int) -> String) throws {
     let window = 2_000
     let group = DispatchGroup()
-    var failure: BenchError?
-    let lock = NSLock()
+    let failure = Mutex<String?>(nil)
     for c in 0..<connections {
         let share = count / connections + (c < count % connections ? 1 : 0)
         guard let connection = try? BenchSocket(path: socket) else { throw BenchError("connect failed") }
@@ -73,11 +73,11 @@ func fill(socket: String, count: Int, connections: Int, prefix: String, body: (I
             defer { group.leave() }
             for _ in 0..<share {
                 guard let reply = try? connection.readLine() else {
-                    lock.lock(); failure = BenchError("reply missing"); lock.unlock()
+                    failure.withLock { $0 = "reply missing" }
                     return
                 }
-                if !String(decoding: reply.prefix(64), as: UTF8.self).contains("\"ok\":true") {
-                    lock.lock(); failure = BenchError("refused: \(String(decoding: reply.prefix(200), as: UTF8.self))"); lock.unlock()
+                if !BenchSocket.isOK(reply) {
+                    failure.withLock { $0 = "refused: \(String(decoding: reply.prefix(200), as: UTF8.self))" }
                 }
                 slots.signal()
             }
@@ -93,7 +93,7 @@ func fill(socket: String, count: Int, connections: Int, prefix: String, body: (I
         }
     }
     group.wait()
-    if let failure { throw failure }
+    if let message = failure.withLock({ $0 }) { throw BenchError(message) }
 }
 
 func wallNow() -> Double { Date().timeIntervalSince1970 }

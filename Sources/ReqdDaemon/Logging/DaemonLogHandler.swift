@@ -1,0 +1,44 @@
+import Logging
+
+/// The daemon's swift-log handler: journald's native protocol under systemd, readable lines on stderr elsewhere.
+///
+/// Every handler shares one `LogLevelControl`, so a reload changes the level everywhere at once.
+public struct DaemonLogHandler: LogHandler {
+    /// Where the handler writes.
+    public enum Destination: Sendable {
+        /// journald, through `sd_journal_sendv`; metadata keys become fields (`job.id` → `JOB_ID`).
+        case journal
+        /// One line per message on stderr.
+        case stderr
+    }
+
+    public var metadata: Logger.Metadata = [:]
+    public var metadataProvider: Logger.MetadataProvider?
+    private let destination: Destination
+    private let control: LogLevelControl
+
+    public init(destination: Destination, control: LogLevelControl) {
+        self.destination = destination
+        self.control = control
+    }
+
+    public var logLevel: Logger.Level {
+        get { control.current }
+        set { control.current = newValue }
+    }
+
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    public func log(event: LogEvent) {
+        var merged = metadata
+        if let provided = metadataProvider?.get() { merged.merge(provided) { $1 } }
+        if let extra = event.metadata { merged.merge(extra) { $1 } }
+        switch destination {
+        case .journal: Self.sendToJournal(event, metadata: merged)
+        case .stderr: Self.writeLine(event, metadata: merged)
+        }
+    }
+}
