@@ -56,6 +56,23 @@ struct BinaryTests {
         #expect(lines.last?.contains("expired") == true)
     }
 
+    @Test("--follow on a terminal shows one live line that updates in place")
+    func followOnTerminal() throws {
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let daemon = try DaemonProcess(directory: directory)
+        defer { daemon.stop() }
+        // script(1) gives the client a pseudo-terminal, as a person's shell would.
+        let command = "\(Binaries.client) --socket \(daemon.socket) register-countdown --key order-42 --seconds 2 --follow"
+        let outcome = try Binaries.run("/usr/bin/script", ["-qec", command, "/dev/null"])
+        #expect(outcome.status == 0)
+        let updates = outcome.stdout.components(separatedBy: "\r\u{1B}[K").filter { !$0.isEmpty }
+        #expect(updates.first == "order-42  00:02 left")
+        #expect(updates.contains("order-42  00:01 left"))
+        #expect(updates.last?.hasPrefix("order-42  expired") == true)
+        #expect(outcome.stdout.filter { $0 == "\n" || $0 == "\r\n" }.count == 1, "one line, rewritten in place")
+    }
+
     @Test("exit statuses: cancelled, unknown job, wait timeout, unreachable daemon, bad usage")
     func exitStatuses() throws {
         let directory = makeTemporaryDirectory()
