@@ -56,6 +56,7 @@ public struct Countdown: Sendable, Hashable {
 public struct ConnectionID: Hashable, Sendable, Comparable, CustomStringConvertible {
     public var rawValue: UInt64
 
+    /// Wraps a raw value.
     public init(_ rawValue: UInt64) { self.rawValue = rawValue }
 
     public static func < (lhs: ConnectionID, rhs: ConnectionID) -> Bool { lhs.rawValue < rhs.rawValue }
@@ -68,6 +69,7 @@ public struct Peer: Hashable, Sendable {
     public var uid: UInt32
     public var pid: Int32
 
+    /// Creates a `Peer` from its parts.
     public init(uid: UInt32, pid: Int32) {
         self.uid = uid
         self.pid = pid

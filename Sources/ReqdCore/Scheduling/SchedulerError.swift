@@ -17,6 +17,7 @@ public struct SchedulerError: Error, Sendable, Hashable, CustomStringConvertible
     /// For people; names fields and values the client sent, never secrets.
     public var message: String
 
+    /// Creates a `SchedulerError` from its parts.
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message

@@ -25,6 +25,7 @@ public struct Recipient: Hashable, Sendable {
     public var connection: ConnectionID
     public var watch: RequestID
 
+    /// Creates a `Recipient` from its parts.
     public init(connection: ConnectionID, watch: RequestID) {
         self.connection = connection
         self.watch = watch

@@ -17,6 +17,7 @@ public struct JobRecord: Sendable, Hashable {
     public var tickNanos: Int64?
     public var lateByNanos: Int64?
 
+    /// Creates a `JobRecord` from its parts.
     public init(
         id: String, owner: UInt32, kind: JobKind, state: JobState, key: String?, scope: String?,
         createdAt: WallTime, endedAt: WallTime?, reason: CancelReason?, replacedBy: String?,
@@ -53,5 +54,6 @@ public enum StoreChange: Sendable, Hashable {
 public struct CommitToken: Hashable, Sendable {
     public var rawValue: UInt64
 
+    /// Wraps a raw value.
     public init(_ rawValue: UInt64) { self.rawValue = rawValue }
 }

@@ -11,6 +11,7 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
     public var code: Code
     public var message: String
 
+    /// Creates a `StorageError` from its parts.
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message

@@ -30,6 +30,7 @@ public struct JobEvent: Codable, Sendable, Hashable {
     public var reason: CancelReason?
     public var replacedBy: String?
 
+    /// Creates a `JobEvent` from its parts.
     public init(
         type: JobEventType, job: String, kind: JobKind, key: String?, scope: String?, owner: UInt32, at: WallTime,
         remainingMs: Int64? = nil, lateByMs: Double? = nil, reason: CancelReason? = nil, replacedBy: String? = nil
@@ -62,6 +63,7 @@ public struct EventMessage: Codable, Sendable, Hashable {
     public var watch: RequestID
     public var event: JobEvent
 
+    /// Creates a `EventMessage` from its parts.
     public init(watch: RequestID, event: JobEvent) {
         self.watch = watch
         self.event = event

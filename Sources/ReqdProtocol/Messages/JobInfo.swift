@@ -24,6 +24,7 @@ public struct JobInfo: Codable, Sendable, Hashable {
     /// How late an expiry was handled, in milliseconds (fractional).
     public var lateByMs: Double?
 
+    /// Creates a `JobInfo` from its parts.
     public init(
         id: String, kind: JobKind, state: JobState, owner: UInt32, key: String?, scope: String?, durable: Bool,
         createdAt: WallTime, endedAt: WallTime? = nil, reason: CancelReason? = nil, replacedBy: String? = nil,

@@ -5,6 +5,7 @@ public struct HelloRequest: Codable, Sendable, Hashable {
     /// A free-form client name for logs, such as `reqd-client/0.1.0`.
     public var client: String?
 
+    /// Creates a `HelloRequest` from its parts.
     public init(protocolVersion: Int = ProtocolInfo.version, client: String? = nil) {
         self.protocolVersion = protocolVersion
         self.client = client
@@ -33,6 +34,7 @@ public struct CountdownSpec: Codable, Sendable, Hashable {
     /// Stream the job's events on this connection after the reply, tagged with this request's id.
     public var follow: Bool?
 
+    /// Creates a `CountdownSpec` from its parts.
     public init(
         key: String, durationMs: Int64? = nil, until: WallTime? = nil, tickMs: Int64? = nil,
         scope: String? = nil, ephemeral: Bool? = nil, follow: Bool? = nil
@@ -64,6 +66,7 @@ public struct JobSelector: Codable, Sendable, Hashable {
     /// A scope.
     public var scope: String?
 
+    /// Creates a `JobSelector` from its parts.
     public init(job: String? = nil, key: String? = nil, scope: String? = nil) {
         self.job = job
         self.key = key
@@ -80,6 +83,7 @@ public struct StatusRequest: Codable, Sendable, Hashable {
     /// The job to describe; omit it for the daemon summary.
     public var job: String?
 
+    /// Creates a `StatusRequest` from its parts.
     public init(job: String? = nil) { self.job = job }
 
     enum CodingKeys: String, CodingKey, CaseIterable { case job }
@@ -94,6 +98,7 @@ public struct ListRequest: Codable, Sendable, Hashable {
     /// At most this many jobs (default 1000, at most 100000).
     public var limit: Int?
 
+    /// Creates a `ListRequest` from its parts.
     public init(state: JobState? = nil, kind: JobKind? = nil, scope: String? = nil, key: String? = nil, limit: Int? = nil)
     {
         self.state = state
@@ -110,6 +115,7 @@ public struct ListRequest: Codable, Sendable, Hashable {
 public struct UnwatchRequest: Codable, Sendable, Hashable {
     public var watch: RequestID
 
+    /// Creates a `UnwatchRequest` from its parts.
     public init(watch: RequestID) { self.watch = watch }
 
     enum CodingKeys: String, CodingKey, CaseIterable { case watch }
@@ -119,6 +125,7 @@ public struct UnwatchRequest: Codable, Sendable, Hashable {
 public struct WaitRequest: Codable, Sendable, Hashable {
     public var job: String
 
+    /// Creates a `WaitRequest` from its parts.
     public init(job: String) { self.job = job }
 
     enum CodingKeys: String, CodingKey, CaseIterable { case job }

@@ -6,6 +6,7 @@ import Foundation
 public struct RequestDecoder {
     private let decoder = JSONDecoder()
 
+    /// Creates a `RequestDecoder` with its defaults.
     public init() {}
 
     /// Decodes one line (without its newline).

@@ -6,6 +6,7 @@ public struct HelloResult: Codable, Sendable, Hashable {
     /// The uid the daemon sees this connection as.
     public var uid: UInt32
 
+    /// Creates a `HelloResult` from its parts.
     public init(protocolVersion: Int, server: String, version: String, uid: UInt32) {
         self.protocolVersion = protocolVersion
         self.server = server
@@ -25,6 +26,7 @@ public struct RegisterResult: Codable, Sendable, Hashable {
     /// The id of the running job with the same key that this registration replaced.
     public var replaced: String?
 
+    /// Creates a `RegisterResult` from its parts.
     public init(job: JobInfo, replaced: String?) {
         self.job = job
         self.replaced = replaced
@@ -37,6 +39,7 @@ public struct CancelResult: Codable, Sendable, Hashable {
     public var cancelled: [String]
     public var count: Int
 
+    /// Creates a `CancelResult` from its parts.
     public init(cancelled: [String]) {
         self.cancelled = cancelled
         self.count = cancelled.count
@@ -55,6 +58,7 @@ public struct DaemonSummary: Codable, Sendable, Hashable {
     /// Open client connections.
     public var connections: Int
 
+    /// Creates a `DaemonSummary` from its parts.
     public init(
         version: String, protocolVersion: Int, pid: Int32?, startedAt: WallTime, uptimeMs: Int64,
         jobs: [String: [String: Int]], connections: Int
@@ -82,6 +86,7 @@ public struct DaemonSummary: Codable, Sendable, Hashable {
 public struct JobResult: Codable, Sendable, Hashable {
     public var job: JobInfo
 
+    /// Creates a `JobResult` from its parts.
     public init(job: JobInfo) { self.job = job }
 }
 
@@ -91,6 +96,7 @@ public struct JobListResult: Codable, Sendable, Hashable {
     /// True when more jobs matched than `limit` allowed.
     public var truncated: Bool
 
+    /// Creates a `JobListResult` from its parts.
     public init(jobs: [JobInfo], truncated: Bool) {
         self.jobs = jobs
         self.truncated = truncated
@@ -106,6 +112,7 @@ public struct WatchResult: Codable, Sendable, Hashable {
     /// Whether events will follow on this connection.
     public var streaming: Bool
 
+    /// Creates a `WatchResult` from its parts.
     public init(job: JobInfo?, scope: String?, streaming: Bool) {
         self.job = job
         self.scope = scope
@@ -117,5 +124,6 @@ public struct WatchResult: Codable, Sendable, Hashable {
 public struct UnwatchResult: Codable, Sendable, Hashable {
     public var removed: Int
 
+    /// Creates a `UnwatchResult` from its parts.
     public init(removed: Int) { self.removed = removed }
 }
