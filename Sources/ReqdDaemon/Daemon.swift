@@ -43,7 +43,7 @@ public final class Daemon: Sendable {
         self.logger = logger
         self.notifier = notifier
         state = Mutex((configuration, false))
-        lineLimit = LineLimit(configuration.maxLineBytes)
+        lineLimit = LineLimit(configuration.maxLineBytes, pendingBytes: configuration.maxPendingBytes)
         stateDirectory = DaemonPaths.stateDirectory(configured: configuration.stateDirectory, environment: environment)
         socketPath = DaemonPaths.socketPath(configured: configuration.socketPath, environment: environment)
 
@@ -90,7 +90,10 @@ public final class Daemon: Sendable {
             .serverChannelOption(ChannelOptions.backlog, value: 512)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(MessageEncoder())
+                    let pending = lineLimit.pendingBytes.load(ordering: .relaxed)
+                    try channel.syncOptions?.setOption(
+                        ChannelOptions.writeBufferWaterMark, value: .init(low: pending / 2, high: pending))
+                    try channel.pipeline.syncOperations.addHandler(MessageEncoder(logger: logger))
                     try channel.pipeline.syncOperations.addHandler(
                         ConnectionHandler(loop: loop, maxLineBytes: lineLimit.bytes.load(ordering: .relaxed), logger: logger))
                 }
@@ -132,6 +135,7 @@ public final class Daemon: Sendable {
         }
         levelControl?.current = configuration.logLevel
         lineLimit.bytes.store(configuration.maxLineBytes, ordering: .relaxed)
+        lineLimit.pendingBytes.store(configuration.maxPendingBytes, ordering: .relaxed)
         var scheduler = configuration.scheduler
         scheduler.daemonPID = getpid()
         loop.perform(.reconfigure(scheduler))
@@ -168,9 +172,13 @@ public final class Daemon: Sendable {
     }
 }
 
-/// The request line limit, read by each new connection and changed by reload.
+/// The per-connection limits, read by each new connection and changed by reload.
 final class LineLimit: Sendable {
     let bytes: Atomic<Int>
+    let pendingBytes: Atomic<Int>
 
-    init(_ bytes: Int) { self.bytes = Atomic(bytes) }
+    init(_ bytes: Int, pendingBytes: Int) {
+        self.bytes = Atomic(bytes)
+        self.pendingBytes = Atomic(pendingBytes)
+    }
 }

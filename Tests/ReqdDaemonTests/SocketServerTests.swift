@@ -110,6 +110,26 @@ struct SocketServerTests {
         #expect(Self.malformed.count >= 15)
     }
 
+    @Test("a watcher that stops reading is disconnected; the daemon and other clients carry on")
+    func slowWatcherIsDropped() throws {
+        let directory = TemporaryDirectory()
+        let daemon = try startDaemon(in: directory) { $0.maxPendingBytes = 65_536 }
+        defer { daemon.stop() }
+        let slow = try LineClient(path: daemon.socketPath, timeoutSeconds: 10)
+        slow.send(["id": "w", "op": "watch", "scope": "flood"])
+        let fast = try LineClient(path: daemon.socketPath)
+        for index in 0..<200 {
+            fast.send(["id": index, "op": "register-countdown", "key": "f\(index)", "scope": "flood", "duration_ms": 5_000, "tick_ms": 10, "ephemeral": true])
+        }
+        for _ in 0..<200 { #expect(fast.reply()?["ok"] as? Bool == true) }
+        // The slow client has not read anything yet; give the daemon time to overflow its budget.
+        usleep(1_500_000)
+        #expect(slow.drainUntilClosed(), "the daemon should have closed the connection that stopped reading")
+        let status = try #require(fast.call(["id": "s", "op": "status"]))
+        #expect(status["ok"] as? Bool == true)
+        #expect(daemon.loop.inspect { $0.connectionCount } == 1)
+    }
+
     @Test("the socket file has mode 0660")
     func socketMode() throws {
         let directory = TemporaryDirectory()

@@ -86,6 +86,16 @@ final class LineClient {
         }
     }
 
+    /// Reads and discards everything until the daemon closes the connection; false on timeout.
+    func drainUntilClosed() -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = read(fd, &chunk, chunk.count)
+            if count == 0 { return true }
+            if count < 0 { return errno == ECONNRESET }
+        }
+    }
+
     /// Reads until a reply (not an event) arrives.
     func reply() -> [String: Any]? {
         while let line = readLine() {

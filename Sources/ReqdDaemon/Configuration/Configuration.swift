@@ -12,6 +12,8 @@ public struct Configuration: Sendable, Equatable {
     /// A group to give the socket to, so its members may connect.
     public var socketGroup: String?
     public var maxLineBytes: Int = ProtocolInfo.defaultMaxLineBytes
+    /// Replies and events a client may leave unread before the daemon closes its connection.
+    public var maxPendingBytes: Int = 8 << 20
     /// The state directory; nil picks one as DESIGN.md says.
     public var stateDirectory: String?
     public var scheduler = SchedulerConfiguration()
@@ -22,13 +24,13 @@ public struct Configuration: Sendable, Equatable {
     /// Every key the file, the environment (`REQD_TABLE_KEY`) and `--set` accept.
     public static let keys = [
         "daemon.log_level", "daemon.log_target", "socket.path", "socket.mode", "socket.group",
-        "socket.max_line_bytes", "storage.state_directory", "jobs.max_active", "jobs.retention",
+        "socket.max_line_bytes", "socket.max_pending_bytes", "storage.state_directory", "jobs.max_active", "jobs.retention",
         "jobs.max_retained", "countdown.default_tick", "countdown.min_tick", "countdown.max_duration",
     ]
 
     /// Keys whose new value takes effect on SIGHUP; the rest need a restart.
     public static let reloadableKeys: Set<String> = [
-        "daemon.log_level", "socket.max_line_bytes", "jobs.max_active", "jobs.retention", "jobs.max_retained",
+        "daemon.log_level", "socket.max_line_bytes", "socket.max_pending_bytes", "jobs.max_active", "jobs.retention", "jobs.max_retained",
         "countdown.default_tick", "countdown.min_tick", "countdown.max_duration",
     ]
 
@@ -79,6 +81,8 @@ public struct Configuration: Sendable, Equatable {
             socketGroup = text.isEmpty ? nil : text
         case "socket.max_line_bytes":
             maxLineBytes = Int(try Self.integer(key, value, in: 1_024...(64 << 20)))
+        case "socket.max_pending_bytes":
+            maxPendingBytes = Int(try Self.integer(key, value, in: 65_536...(1 << 30)))
         case "storage.state_directory":
             let text = try Self.string(key, value)
             guard text.isEmpty || text.hasPrefix("/") else {

@@ -102,12 +102,19 @@ struct ChannelSink: MessageSink {
     }
 }
 
-/// Encodes outbound messages as JSON lines.
+/// Encodes outbound messages as JSON lines, and drops a client that stops reading.
+///
+/// A watcher that never reads would make the daemon buffer its events without bound; once a
+/// connection's unwritten output passes `socket.max_pending_bytes` (the channel stops being
+/// writable) the connection is closed, and only that client loses its stream.
 final class MessageEncoder: ChannelOutboundHandler {
     typealias OutboundIn = [OutboundMessage]
     typealias OutboundOut = ByteBuffer
 
     private let encoder = JSONEncoder()
+    private let logger: Logger
+
+    init(logger: Logger) { self.logger = logger }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let messages = unwrapOutboundIn(data)
@@ -124,5 +131,9 @@ final class MessageEncoder: ChannelOutboundHandler {
             }
         }
         context.write(wrapOutboundOut(buffer), promise: promise)
+        if !context.channel.isWritable {
+            logger.warning("closing a connection whose client does not read its replies and events")
+            context.close(promise: nil)
+        }
     }
 }
