@@ -56,11 +56,7 @@ public struct Configuration: Sendable, Equatable {
             }
             logTarget = target
         case "socket.path":
-            let text = try Self.string(key, value)
-            guard text.isEmpty || text.hasPrefix("/") else {
-                throw ConfigurationError(key: key, "'\(key)' must be an absolute path; got '\(text)'")
-            }
-            socketPath = text.isEmpty ? nil : text
+            socketPath = try Self.optionalAbsolutePath(key, value)
         case "socket.mode":
             let mode: Int64
             switch value {
@@ -84,11 +80,7 @@ public struct Configuration: Sendable, Equatable {
         case "socket.max_pending_bytes":
             maxPendingBytes = Int(try Self.integer(key, value, in: 65_536...(1 << 30)))
         case "storage.state_directory":
-            let text = try Self.string(key, value)
-            guard text.isEmpty || text.hasPrefix("/") else {
-                throw ConfigurationError(key: key, "'\(key)' must be an absolute path; got '\(text)'")
-            }
-            stateDirectory = text.isEmpty ? nil : text
+            stateDirectory = try Self.optionalAbsolutePath(key, value)
         case "jobs.max_active":
             scheduler.maxActiveJobs = Int(try Self.integer(key, value, in: 1...100_000_000))
         case "jobs.retention":
@@ -123,6 +115,15 @@ public struct Configuration: Sendable, Equatable {
             throw ConfigurationError(key: key, "'\(key)' must be a string")
         }
         return text
+    }
+
+    /// An absolute path, or nil for the empty string (which selects the default place).
+    private static func optionalAbsolutePath(_ key: String, _ value: TOMLSubset.Value) throws(ConfigurationError) -> String? {
+        let text = try string(key, value)
+        guard text.isEmpty || text.hasPrefix("/") else {
+            throw ConfigurationError(key: key, "'\(key)' must be an absolute path; got '\(text)'")
+        }
+        return text.isEmpty ? nil : text
     }
 
     private static func integer(_ key: String, _ value: TOMLSubset.Value, in range: ClosedRange<Int64>) throws(ConfigurationError) -> Int64 {
