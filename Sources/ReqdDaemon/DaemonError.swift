@@ -8,7 +8,6 @@ public struct DaemonError: Error, Sendable, CustomStringConvertible {
         case socketSetupFailed
         case stateDirectoryUnusable
         case storageFailed
-        case invalidConfiguration
     }
 
     public var code: Code

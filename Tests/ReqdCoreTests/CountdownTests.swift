@@ -239,6 +239,25 @@ struct CountdownTests {
         #expect(again.replies.count == 1)
     }
 
+    @Test("unwatch ends only the streams its watch request started")
+    func unwatchEndsOneStream() {
+        var h = Harness()
+        let (id, _, _) = h.countdown(key: "k", seconds: 10, scope: "s")
+        _ = h.request(.watch(JobSelector(scope: "s")))  // request 2
+        _ = h.request(.watch(JobSelector(job: id.rawValue)))  // request 3
+        let unwatched = h.request(.unwatch(UnwatchRequest(watch: .number(2))))
+        guard case .success(.unwatched(let result)) = unwatched.replies.first?.result else {
+            Issue.record("no unwatch reply")
+            return
+        }
+        #expect(result.removed == 1)
+        let tick = h.fireAtArmedDeadline().events(.tick)
+        #expect(tick.count == 1)
+        #expect(h.scheduler.recipients(of: h.scheduler.job(id)!) == [Recipient(connection: ConnectionID(1), watch: .number(3))])
+        _ = h.request(.unwatch(UnwatchRequest(watch: .number(3))))
+        #expect(h.scheduler.isWatched(h.scheduler.job(id)!) == false)
+    }
+
     @Test("a closed connection's watches and waits are forgotten")
     func connectionCloseDropsSubscriptions() {
         var h = Harness()

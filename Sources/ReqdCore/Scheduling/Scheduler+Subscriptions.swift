@@ -68,40 +68,43 @@ extension Scheduler {
     /// Removes a connection's subscriptions started by the request `tag`; returns how many.
     mutating func removeWatches(connection: ConnectionID, tag: RequestID) -> Int {
         guard var state = connections[connection] else { return 0 }
-        var removed = 0
-        for (id, tags) in state.watchedJobs where tags.contains(tag) {
-            jobWatchers[id]?.removeAll { $0.connection == connection && $0.tag == tag }
-            if jobWatchers[id]?.isEmpty == true { jobWatchers[id] = nil }
-            state.watchedJobs[id]?.removeAll { $0 == tag }
-            if state.watchedJobs[id]?.isEmpty == true { state.watchedJobs[id] = nil }
-            removed += 1
-        }
-        for (scope, tags) in state.watchedScopes where tags.contains(tag) {
-            scopeWatchers[scope]?.removeAll { $0.connection == connection && $0.tag == tag }
-            if scopeWatchers[scope]?.isEmpty == true { scopeWatchers[scope] = nil }
-            state.watchedScopes[scope]?.removeAll { $0 == tag }
-            if state.watchedScopes[scope]?.isEmpty == true { state.watchedScopes[scope] = nil }
-            removed += 1
-        }
+        let removed =
+            Self.detach(connection, tag: tag, from: &jobWatchers, subscriptions: &state.watchedJobs)
+            + Self.detach(connection, tag: tag, from: &scopeWatchers, subscriptions: &state.watchedScopes)
         connections[connection] = state
         return removed
     }
 
     /// Forgets a closed connection: its watches and its waits.
     mutating func closeConnection(_ id: ConnectionID) {
-        guard let state = connections.removeValue(forKey: id) else { return }
-        for jobID in state.watchedJobs.keys {
-            jobWatchers[jobID]?.removeAll { $0.connection == id }
-            if jobWatchers[jobID]?.isEmpty == true { jobWatchers[jobID] = nil }
-        }
-        for scope in state.watchedScopes.keys {
-            scopeWatchers[scope]?.removeAll { $0.connection == id }
-            if scopeWatchers[scope]?.isEmpty == true { scopeWatchers[scope] = nil }
-        }
+        guard var state = connections.removeValue(forKey: id) else { return }
+        _ = Self.detach(id, tag: nil, from: &jobWatchers, subscriptions: &state.watchedJobs)
+        _ = Self.detach(id, tag: nil, from: &scopeWatchers, subscriptions: &state.watchedScopes)
         for jobID in state.waits.keys {
             waiters[jobID]?.removeAll { $0.0 == id }
             if waiters[jobID]?.isEmpty == true { waiters[jobID] = nil }
         }
+    }
+
+    /// Removes a connection's watchers from one index (a job's or a scope's): those started by
+    /// `tag`, or all of them when `tag` is nil. Returns how many subscriptions ended.
+    private static func detach<Key: Hashable>(
+        _ connection: ConnectionID, tag: RequestID?, from watchers: inout [Key: [Watcher]],
+        subscriptions: inout [Key: [RequestID]]
+    ) -> Int {
+        var removed = 0
+        for (key, tags) in subscriptions where tag.map(tags.contains) ?? true {
+            watchers[key]?.removeAll { $0.connection == connection && (tag == nil || $0.tag == tag) }
+            if watchers[key]?.isEmpty == true { watchers[key] = nil }
+            if let tag {
+                subscriptions[key]?.removeAll { $0 == tag }
+                if subscriptions[key]?.isEmpty == true { subscriptions[key] = nil }
+            } else {
+                subscriptions[key] = nil
+            }
+            removed += 1
+        }
+        return removed
     }
 
     /// Replies once the job has ended; at once when it already has.

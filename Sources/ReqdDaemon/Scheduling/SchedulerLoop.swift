@@ -206,7 +206,7 @@ public final class SchedulerLoop: @unchecked Sendable {
             sinks[connection]?.send(messages)
         }
         publishStatus(at: now)
-        rearm()
+        rearm(at: now)
     }
 
     private func log(_ event: JobEvent) {
@@ -249,7 +249,7 @@ public final class SchedulerLoop: @unchecked Sendable {
     }
 
     /// Arms the one timer at the earliest of the job deadline, the watchdog ping and a pending status update.
-    private func rearm() {
+    private func rearm(at now: ClockReading = SystemClock.now()) {
         let target = [jobDeadline, nextWatchdog, statusDeadline].compactMap { $0 }.min()
         guard target != armedFor else { return }
         armedFor = target
@@ -257,7 +257,6 @@ public final class SchedulerLoop: @unchecked Sendable {
             timer.schedule(wallDeadline: .distantFuture)
             return
         }
-        let now = SystemClock.now()
         let delay = target.nanoseconds(since: now.instant)
         if delay <= 0 {
             timer.schedule(wallDeadline: .now())

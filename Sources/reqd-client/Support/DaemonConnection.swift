@@ -6,6 +6,7 @@ final class DaemonConnection {
     private let descriptor: Int32
     private var framer = LineFramer(maxLineBytes: 256 << 20)
     private var ready: [[UInt8]] = []
+    private var readBuffer = [UInt8](repeating: 0, count: 65_536)
     private var nextID: Int64 = 1
     private let encoder = JSONEncoder()
     let decoder = JSONDecoder()
@@ -75,8 +76,7 @@ final class DaemonConnection {
     /// The next line from the daemon.
     func readLine() throws -> [UInt8] {
         while ready.isEmpty {
-            var buffer = [UInt8](repeating: 0, count: 65_536)
-            let count = read(descriptor, &buffer, buffer.count)
+            let count = read(descriptor, &readBuffer, readBuffer.count)
             if count < 0, errno == EAGAIN || errno == EWOULDBLOCK {
                 throw ClientFailure(message: "timed out waiting", status: ExitStatus.waitTimedOut)
             }
@@ -84,7 +84,7 @@ final class DaemonConnection {
                 throw ClientFailure(message: "the daemon closed the connection", status: ExitStatus.unreachable)
             }
             var frames: [LineFramer.Frame] = []
-            framer.append(buffer[..<count], into: &frames)
+            framer.append(readBuffer[..<count], into: &frames)
             for case .line(let line) in frames { ready.append(line) }
         }
         return ready.removeFirst()
