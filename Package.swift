@@ -16,6 +16,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         .systemLibrary(
@@ -36,8 +37,19 @@ let package = Package(
                 "ReqdCore", "ReqdProtocol", "CSystemd", "CSQLite",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
+        ),
+        .target(
+            name: "ReqdTestSupport",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Tests/Support/ReqdTestSupport"
         ),
         .executableTarget(
             name: "reqd",
@@ -66,11 +78,14 @@ let package = Package(
         .testTarget(name: "ReqdProtocolTests", dependencies: ["ReqdProtocol"]),
         .testTarget(
             name: "ReqdDaemonTests",
-            dependencies: ["ReqdDaemon", "ReqdCore", "ReqdProtocol", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "ReqdDaemon", "ReqdCore", "ReqdProtocol", "ReqdTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["ReqdProtocol", "reqd", "reqd-client"]
+            dependencies: ["ReqdProtocol", "ReqdTestSupport", "reqd", "reqd-client"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -22,6 +22,7 @@ public final class Daemon: Sendable {
     private let group: MultiThreadedEventLoopGroup
     private let serverChannel: any Channel
     private let store: JobStore
+    private let executor: HTTPExecutor
     private let notifier: SystemdNotifier
     private let logger: Logger
     private let socketActivated: Bool
@@ -69,6 +70,10 @@ public final class Daemon: Sendable {
         }
         self.store = store
         loop.attach(store: store)
+        executor = HTTPExecutor(settings: configuration.http, threads: System.coreCount) { job, attempt, outcome in
+            loop.submit(.httpFinished(job, attempt: attempt, outcome))
+        }
+        loop.attach(executor: executor)
         loop.perform(.restore(records))
         logger.info(
             "store opened", metadata: ["store.path": "\(store.path)", "store.restored": "\(records.count)"])
@@ -107,9 +112,11 @@ public final class Daemon: Sendable {
             }
         } catch let error as DaemonError {
             try? group.syncShutdownGracefully()
+            executor.shutdown()
             throw error
         } catch {
             try? group.syncShutdownGracefully()
+            executor.shutdown()
             throw DaemonError(.socketSetupFailed, "cannot listen on \(socketPath): \(error)")
         }
 
@@ -145,6 +152,7 @@ public final class Daemon: Sendable {
         if old.socketGroup != configuration.socketGroup { needsRestart.append("socket.group") }
         if old.stateDirectory != configuration.stateDirectory { needsRestart.append("storage.state_directory") }
         if old.logTarget != configuration.logTarget { needsRestart.append("daemon.log_target") }
+        if old.http != configuration.http { needsRestart.append("http.*") }
         if !needsRestart.isEmpty {
             logger.warning("these settings change only on restart: \(needsRestart.joined(separator: ", "))")
         }
@@ -166,6 +174,7 @@ public final class Daemon: Sendable {
         try? serverChannel.close().wait()
         try? group.syncShutdownGracefully()
         loop.stop()
+        executor.shutdown()
         store.close()
         if !socketActivated { unlink(socketPath) }
         logger.info("reqd stopped")

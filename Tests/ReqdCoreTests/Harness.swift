@@ -81,7 +81,56 @@ struct Harness {
     }
 }
 
+extension Harness {
+    /// Registers a poll job and returns its id and the effects.
+    mutating func poll(_ spec: PollSpec, connection: UInt64 = 1) -> (id: JobID, effects: [SchedulerEffect]) {
+        let effects = request(.registerPoll(spec), connection: connection)
+        guard let result = effects.replies.first?.result, case .success(.registered(let reply)) = result else {
+            fatalError("registration failed: \(effects)")
+        }
+        return (JobID(reply.job.id), effects)
+    }
+
+    /// Answers a poll's request with a JSON body (parsed as the executor would) and a status.
+    mutating func answer(_ send: HTTPSend, status: Int = 200, json: JSONValue?, text: String? = nil) -> [SchedulerEffect] {
+        let body = Array((text ?? json.map(\.jsonText) ?? "").utf8)
+        return handle(.httpFinished(send.job, attempt: send.attempt, .response(HTTPAnswer(status: status, body: body, json: json))))
+    }
+
+    /// Ends a poll's request with a transport failure.
+    mutating func fail(_ send: HTTPSend, _ message: String = "connection refused") -> [SchedulerEffect] {
+        handle(.httpFinished(send.job, attempt: send.attempt, .failure(message)))
+    }
+}
+
+extension JSONValue {
+    /// A compact JSON rendering, enough for test bodies.
+    var jsonText: String {
+        switch self {
+        case .null: "null"
+        case .bool(let value): value ? "true" : "false"
+        case .number(let value): value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+        case .string(let value): "\"\(value)\""
+        case .array(let values): "[" + values.map(\.jsonText).joined(separator: ",") + "]"
+        case .object(let members): "{" + members.sorted { $0.key < $1.key }.map { "\"\($0.key)\":\($0.value.jsonText)" }.joined(separator: ",") + "}"
+        }
+    }
+
+    /// `{"state": state, "progress": progress}`.
+    static func remote(state: String, progress: Double? = nil) -> JSONValue {
+        var members: [String: JSONValue] = ["state": .string(state)]
+        if let progress { members["progress"] = .number(progress) }
+        return .object(members)
+    }
+}
+
 extension Array where Element == SchedulerEffect {
+    var sends: [HTTPSend] { compactMap { if case .send(let s) = $0 { return s } else { return nil } } }
+
+    var aborts: [(JobID, UInt32)] { compactMap { if case .abort(let j, let a) = $0 { return (j, a) } else { return nil } } }
+
+    var debugNotes: [String] { compactMap { if case .debug(_, let m) = $0 { return m } else { return nil } } }
+
     var replies: [(connection: ConnectionID, id: RequestID, result: Result<ReplyBody, SchedulerError>)] {
         compactMap { if case .reply(let c, let i, let r) = $0 { return (c, i, r) } else { return nil } }
     }

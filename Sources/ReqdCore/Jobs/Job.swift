@@ -15,18 +15,24 @@ public struct Job: Sendable {
     public var endedAt: WallTime?
     public var reason: CancelReason?
     public var replacedBy: JobID?
+    /// The answer that ended the job, when one did.
+    public var result: HTTPResult?
+    /// Why the job failed or timed out, in words.
+    public var error: String?
     /// The kind-specific part.
     public var work: Work
 
     /// The kind-specific part of a job.
     public enum Work: Sendable {
         case countdown(Countdown)
+        case poll(Poll)
     }
 
     /// The job's kind.
     public var kind: JobKind {
         switch work {
         case .countdown: .countdown
+        case .poll: .poll
         }
     }
 
@@ -38,6 +44,17 @@ public struct Job: Sendable {
         }
         set {
             if let newValue { work = .countdown(newValue) }
+        }
+    }
+
+    /// The poll part, when this job is a poll job.
+    public var poll: Poll? {
+        get {
+            if case .poll(let value) = work { return value }
+            return nil
+        }
+        set {
+            if let newValue { work = .poll(newValue) }
         }
     }
 }

@@ -18,6 +18,7 @@ extension JobKind {
     var idPrefix: String {
         switch self {
         case .countdown: "cd_"
+        case .poll: "pl_"
         }
     }
 }

@@ -56,7 +56,7 @@ extension Scheduler {
         if follow, connections[connection] != nil {
             addJobWatcher(job.id, connection: connection, tag: requestID)
         }
-        scheduleCountdown(job, at: now.instant)
+        schedule(job, at: now, startIfDue: true, into: &effects)
         return .registered(RegisterResult(job: info(job, at: now), replaced: replaced?.rawValue))
     }
 
@@ -72,6 +72,9 @@ extension Scheduler {
         ended.endedAt = now.wall
         jobs[job.id] = ended
         timers.remove(.job(job.id))
+        if let poll = job.poll, poll.inFlight {
+            effects.append(.abort(job.id, attempt: poll.attempts))
+        }
         if let key = job.key, activeByKey[OwnedKey(owner: job.owner, key: key)] == job.id {
             activeByKey[OwnedKey(owner: job.owner, key: key)] = nil
         }
@@ -82,8 +85,10 @@ extension Scheduler {
         adjustCount(owner: job.owner, kind: job.kind, state: .active, by: -1)
         adjustCount(owner: job.owner, kind: job.kind, state: state, by: 1)
 
-        var event = makeEvent(state == .expired ? .expired : .cancelled, ended, at: now)
+        var event = makeEvent(JobEventType(ending: state) ?? .cancelled, ended, at: now)
         event.lateByMs = ended.countdown?.lateBy.map { Double($0) / 1e6 }
+        event.error = ended.error
+        event.status = ended.result?.status
         effects.append(.deliver(event, to: recipients(of: ended)))
         endJobWatches(job.id)
         if let waiting = waiters.removeValue(forKey: job.id) {
@@ -150,8 +155,14 @@ extension Scheduler {
 
     /// A job event with the job's identity filled in.
     func makeEvent(_ type: JobEventType, _ job: Job, at now: ClockReading) -> JobEvent {
-        JobEvent(
+        var event = JobEvent(
             type: type, job: job.id.rawValue, kind: job.kind, key: job.key, scope: job.scope, owner: job.owner,
             at: now.wall, reason: job.reason, replacedBy: job.replacedBy?.rawValue)
+        if let poll = job.poll {
+            event.polls = poll.polls
+            event.failures = poll.failures
+            event.progress = poll.progress
+        }
+        return event
     }
 }

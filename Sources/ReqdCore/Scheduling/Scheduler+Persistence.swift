@@ -7,7 +7,8 @@ extension Scheduler {
             id: job.id.rawValue, owner: job.owner, kind: job.kind, state: job.state, key: job.key, scope: job.scope,
             createdAt: job.createdAt, endedAt: job.endedAt, reason: job.reason, replacedBy: job.replacedBy?.rawValue,
             deadline: job.countdown.map { now.wall(at: $0.deadline) }, tickNanos: job.countdown?.tick,
-            lateByNanos: job.countdown?.lateBy)
+            lateByNanos: job.countdown?.lateBy,
+            detail: JobDetail(poll: job.poll.map { PollRecord($0, at: now) }, result: job.result, error: job.error))
     }
 
     /// Finishes what waited for a commit: starts staged jobs and sends held replies, or refuses them.
@@ -55,11 +56,16 @@ extension Scheduler {
             case .countdown:
                 guard let deadline = record.deadline, let tick = record.tickNanos, tick > 0 else { continue }
                 work = .countdown(Countdown(deadline: now.instant(at: deadline), tick: tick, lateBy: record.lateByNanos))
+            case .poll:
+                guard let poll = record.detail.poll?.resumed(at: now, maxBackoff: configuration.maxPollBackoffNanos)
+                else { continue }
+                work = .poll(poll)
             }
             let job = Job(
                 id: JobID(record.id), owner: record.owner, key: record.key, scope: record.scope, durable: true,
                 createdAt: record.createdAt, state: record.state, endedAt: record.endedAt, reason: record.reason,
-                replacedBy: record.replacedBy.map(JobID.init), work: work)
+                replacedBy: record.replacedBy.map(JobID.init), result: record.detail.result, error: record.detail.error,
+                work: work)
             if job.state == .active {
                 if let key = job.key, let holder = activeByKey[OwnedKey(owner: job.owner, key: key)], let old = jobs[holder] {
                     finish(old, as: .cancelled, reason: .superseded, replacedBy: job.id, at: now, into: &effects)
@@ -68,7 +74,7 @@ extension Scheduler {
                 if let key = job.key { activeByKey[OwnedKey(owner: job.owner, key: key)] = job.id }
                 if let scope = job.scope { activeByScope[scope, default: []].insert(job.id) }
                 adjustCount(owner: job.owner, kind: job.kind, state: .active, by: 1)
-                scheduleCountdown(job, at: now.instant)
+                schedule(job, at: now, startIfDue: false, into: &effects)
             } else {
                 ended.append((job, record.endedAt ?? record.createdAt))
             }

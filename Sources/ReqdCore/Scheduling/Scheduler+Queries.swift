@@ -15,6 +15,18 @@ extension Scheduler {
             }
             view.lateByMs = countdown.lateBy.map { Double($0) / 1e6 }
         }
+        if let poll = job.poll {
+            view.poll = PollInfo(
+                url: poll.request.url, method: poll.request.method, headerNames: poll.request.headers.map(\.name),
+                everyMs: poll.every / 1_000_000, until: poll.condition.source,
+                progressPointer: poll.progressPointer?.description, timeoutMs: poll.timeout.map { $0 / 1_000_000 },
+                deadline: poll.deadline.map(now.wall(at:)), maxPolls: poll.maxPolls, maxFailures: poll.maxFailures,
+                polls: poll.polls, failures: poll.failures, progress: poll.progress, lastStatus: poll.lastStatus,
+                lastError: poll.lastError, inFlight: job.state == .active && poll.inFlight,
+                nextPollAt: job.state == .active && !poll.inFlight ? now.wall(at: poll.nextStart) : nil)
+        }
+        view.result = job.result
+        view.error = job.error
         return view
     }
 

@@ -99,6 +99,8 @@ public struct Scheduler: Sendable {
             fireDueTimers(at: now, into: &effects)
             // The one-shot timer has fired: always say how it should be armed now.
             armed = .distantPast
+        case .httpFinished(let id, let attempt, let outcome):
+            pollFinished(id, attempt: attempt, outcome: outcome, at: now, into: &effects)
         case .commitCompleted(let token, let failure):
             completeCommit(token, failure: failure, at: now, into: &effects)
         case .restore(let records):
@@ -110,6 +112,14 @@ public struct Scheduler: Sendable {
             shuttingDown = true
         }
         updateTimer(into: &effects)
+    }
+
+    /// Puts a newly live job's next need for the timer in the heap; a poll's first request starts at once.
+    mutating func schedule(_ job: Job, at now: ClockReading, startIfDue: Bool, into effects: inout [SchedulerEffect]) {
+        switch job.work {
+        case .countdown: scheduleCountdown(job, at: now.instant)
+        case .poll: schedulePoll(job.id, at: now, startIfDue: startIfDue, into: &effects)
+        }
     }
 
     /// The earliest instant the timer should fire, if anything waits for time.
@@ -145,6 +155,8 @@ public struct Scheduler: Sendable {
             }
         case .registerCountdown(let spec):
             outcome = registerCountdown(spec, peer: peer, connection: connection, requestID: request.id, at: now, into: &effects)
+        case .registerPoll(let spec):
+            outcome = registerPoll(spec, peer: peer, connection: connection, requestID: request.id, at: now, into: &effects)
         case .cancel(let selector):
             outcome = cancel(selector, peer: peer, connection: connection, requestID: request.id, at: now, into: &effects)
         case .status(let status):
@@ -185,6 +197,8 @@ public struct Scheduler: Sendable {
         switch job.work {
         case .countdown(let countdown):
             fireCountdown(job, countdown, at: now, into: &effects)
+        case .poll(let poll):
+            firePoll(job, poll, at: now, into: &effects)
         }
     }
 

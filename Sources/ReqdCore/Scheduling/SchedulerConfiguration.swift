@@ -4,7 +4,7 @@ public struct SchedulerConfiguration: Sendable, Hashable {
     public var defaultTickNanos: Int64 = 1_000_000_000
     /// The smallest tick accepted.
     public var minTickNanos: Int64 = 10_000_000
-    /// The longest countdown accepted; anything longer is an absurd duration.
+    /// The longest countdown (or poll time limit) accepted; anything longer is an absurd duration.
     public var maxDurationNanos: Int64 = 3_650 * 86_400 * 1_000_000_000
     /// The most jobs (active and waiting for their commit) held at once.
     public var maxActiveJobs: Int = 5_000_000
@@ -16,6 +16,16 @@ public struct SchedulerConfiguration: Sendable, Hashable {
     public var maxNameBytes: Int = 256
     /// The most jobs one `list` reply holds.
     public var maxListLimit: Int = 100_000
+    /// The smallest poll interval accepted.
+    public var minPollEveryNanos: Int64 = 100_000_000
+    /// Failed polls in a row that end a poll job whose registration names no limit.
+    public var defaultMaxFailures: Int = 5
+    /// The longest wait between failed polls (never shorter than the job's interval).
+    public var maxPollBackoffNanos: Int64 = 300 * 1_000_000_000
+    /// How much of a final answer's body a job keeps for `status`.
+    public var resultBodyBytes: Int = 4096
+    /// The largest request body a job may carry.
+    public var maxRequestBodyBytes: Int = 1 << 20
     /// The uid and pid of the daemon, shown in the summary.
     public var daemonPID: Int32? = nil
 

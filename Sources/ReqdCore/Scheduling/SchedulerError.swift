@@ -6,6 +6,8 @@ public struct SchedulerError: Error, Sendable, Hashable, CustomStringConvertible
         case missingField
         case conflictingFields
         case badDuration
+        case badURL
+        case badCondition
         case unknownJob
         case unsupportedProtocol
         case tooManyJobs
@@ -16,11 +18,14 @@ public struct SchedulerError: Error, Sendable, Hashable, CustomStringConvertible
     public var code: Code
     /// For people; names fields and values the client sent, never secrets.
     public var message: String
+    /// For `badCondition`: the 1-based column where the problem starts.
+    public var column: Int?
 
     /// Creates a `SchedulerError` from its parts.
-    public init(_ code: Code, _ message: String) {
+    public init(_ code: Code, _ message: String, column: Int? = nil) {
         self.code = code
         self.message = message
+        self.column = column
     }
 
     public var description: String { message }

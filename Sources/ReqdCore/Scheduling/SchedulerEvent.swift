@@ -10,6 +10,8 @@ public enum SchedulerEvent: Sendable {
     case request(ConnectionID, Request)
     /// The one timer fired.
     case timerFired
+    /// A request the scheduler asked for (with `.send`) ended.
+    case httpFinished(JobID, attempt: UInt32, HTTPOutcome)
     /// The store finished the batch that a `commitBarrier` closed: `nil` on success, else why it failed.
     case commitCompleted(CommitToken, failure: String?)
     /// Jobs read from the store at start-up.
@@ -46,4 +48,10 @@ public enum SchedulerEffect: Sendable {
     case persist(StoreChange)
     /// Report `commitCompleted(token)` once every change emitted before this one is committed.
     case commitBarrier(CommitToken)
+    /// Start an HTTP request and report its end with `httpFinished`.
+    case send(HTTPSend)
+    /// Cancel a request started by `send`, on the wire; its end is not needed any more.
+    case abort(JobID, attempt: UInt32)
+    /// A detail worth a debug log line about one job.
+    case debug(JobID, String)
 }

@@ -16,12 +16,14 @@ public struct JobRecord: Sendable, Hashable {
     public var deadline: WallTime?
     public var tickNanos: Int64?
     public var lateByNanos: Int64?
+    /// Everything else about the job, kind by kind.
+    public var detail: JobDetail
 
     /// Creates a `JobRecord` from its parts.
     public init(
         id: String, owner: UInt32, kind: JobKind, state: JobState, key: String?, scope: String?,
         createdAt: WallTime, endedAt: WallTime?, reason: CancelReason?, replacedBy: String?,
-        deadline: WallTime?, tickNanos: Int64?, lateByNanos: Int64?
+        deadline: WallTime?, tickNanos: Int64?, lateByNanos: Int64?, detail: JobDetail = JobDetail()
     ) {
         self.id = id
         self.owner = owner
@@ -36,6 +38,7 @@ public struct JobRecord: Sendable, Hashable {
         self.deadline = deadline
         self.tickNanos = tickNanos
         self.lateByNanos = lateByNanos
+        self.detail = detail
     }
 }
 

@@ -17,6 +17,8 @@ public struct Configuration: Sendable, Equatable {
     /// The state directory; nil picks one as DESIGN.md says.
     public var stateDirectory: String?
     public var scheduler = SchedulerConfiguration()
+    /// The HTTP client's timeouts and limits.
+    public var http = HTTPSettings()
 
     /// The embedded defaults.
     public init() {}
@@ -26,12 +28,16 @@ public struct Configuration: Sendable, Equatable {
         "daemon.log_level", "daemon.log_target", "socket.path", "socket.mode", "socket.group",
         "socket.max_line_bytes", "socket.max_pending_bytes", "storage.state_directory", "jobs.max_active", "jobs.retention",
         "jobs.max_retained", "countdown.default_tick", "countdown.min_tick", "countdown.max_duration",
+        "http.connect_timeout", "http.request_timeout", "http.max_response_bytes", "http.max_request_bytes",
+        "http.max_redirects", "http.max_connections_per_host", "poll.min_every", "poll.max_failures",
+        "poll.max_backoff", "poll.result_body_bytes",
     ]
 
     /// Keys whose new value takes effect on SIGHUP; the rest need a restart.
     public static let reloadableKeys: Set<String> = [
         "daemon.log_level", "socket.max_line_bytes", "socket.max_pending_bytes", "jobs.max_active", "jobs.retention", "jobs.max_retained",
-        "countdown.default_tick", "countdown.min_tick", "countdown.max_duration",
+        "countdown.default_tick", "countdown.min_tick", "countdown.max_duration", "http.max_request_bytes",
+        "poll.min_every", "poll.max_failures", "poll.max_backoff", "poll.result_body_bytes",
     ]
 
     /// The environment variable that overrides `key`, such as `REQD_SOCKET_PATH`.
@@ -93,6 +99,26 @@ public struct Configuration: Sendable, Equatable {
             scheduler.minTickNanos = try Self.duration(key, value)
         case "countdown.max_duration":
             scheduler.maxDurationNanos = try Self.duration(key, value)
+        case "http.connect_timeout":
+            http.connectTimeoutNanos = try Self.duration(key, value)
+        case "http.request_timeout":
+            http.requestTimeoutNanos = try Self.duration(key, value)
+        case "http.max_response_bytes":
+            http.maxResponseBytes = Int(try Self.integer(key, value, in: 1_024...(1 << 31)))
+        case "http.max_request_bytes":
+            scheduler.maxRequestBodyBytes = Int(try Self.integer(key, value, in: 0...(64 << 20)))
+        case "http.max_redirects":
+            http.maxRedirects = Int(try Self.integer(key, value, in: 0...50))
+        case "http.max_connections_per_host":
+            http.maxConnectionsPerHost = Int(try Self.integer(key, value, in: 1...10_000))
+        case "poll.min_every":
+            scheduler.minPollEveryNanos = try Self.duration(key, value)
+        case "poll.max_failures":
+            scheduler.defaultMaxFailures = Int(try Self.integer(key, value, in: 1...1_000_000))
+        case "poll.max_backoff":
+            scheduler.maxPollBackoffNanos = try Self.duration(key, value)
+        case "poll.result_body_bytes":
+            scheduler.resultBodyBytes = Int(try Self.integer(key, value, in: 0...(1 << 20)))
         default:
             throw ConfigurationError(key: key, "unknown setting '\(key)'")
         }

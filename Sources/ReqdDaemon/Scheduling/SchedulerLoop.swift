@@ -28,6 +28,7 @@ public final class SchedulerLoop: @unchecked Sendable {
     private let inbox = Mutex<(items: [Item], scheduled: Bool)>(([], false))
     private var sinks: [ConnectionID: any MessageSink] = [:]
     private var store: JobStore?
+    private var executor: HTTPExecutor?
     private let logger: Logger
     private let notifier: SystemdNotifier
     private var clockMonitor: ClockChangeMonitor?
@@ -63,6 +64,11 @@ public final class SchedulerLoop: @unchecked Sendable {
     /// Connects the store whose commits gate durable acknowledgements; before start-up only.
     public func attach(store: JobStore) {
         queue.sync { self.store = store }
+    }
+
+    /// Connects the executor that carries out `send` and `abort`; before start-up only.
+    public func attach(executor: HTTPExecutor) {
+        queue.sync { self.executor = executor }
     }
 
     /// Starts pinging the systemd watchdog from this queue at half the interval.
@@ -175,6 +181,7 @@ public final class SchedulerLoop: @unchecked Sendable {
     private func apply(_ effects: [SchedulerEffect], at now: ClockReading) {
         var outputs: [ConnectionID: [OutboundMessage]] = [:]
         var batch = StoreBatch()
+        var sends: [HTTPSend] = []
         for effect in effects {
             switch effect {
             case .arm(let instant):
@@ -193,6 +200,13 @@ public final class SchedulerLoop: @unchecked Sendable {
                 batch.changes.append(change)
             case .commitBarrier(let token):
                 batch.barriers.append(token)
+            case .send(let send):
+                sends.append(send)
+            case .abort(let job, let attempt):
+                logger.debug("request aborted", metadata: ["job.id": "\(job)", "job.attempt": "\(attempt)"])
+                executor?.abort(job: job, attempt: attempt)
+            case .debug(let job, let message):
+                logger.debug("\(message)", metadata: ["job.id": "\(job)"])
             }
         }
         if !batch.isEmpty {
@@ -205,12 +219,23 @@ public final class SchedulerLoop: @unchecked Sendable {
         for (connection, messages) in outputs {
             sinks[connection]?.send(messages)
         }
+        if let executor {
+            for send in sends { executor.execute(send) }
+        } else {
+            for send in sends { submit(.httpFinished(send.job, attempt: send.attempt, .failure("no HTTP executor"))) }
+        }
         publishStatus(at: now)
         rearm(at: now)
     }
 
     private func log(_ event: JobEvent) {
-        guard logger.logLevel <= (event.type == .tick ? .trace : .info) else { return }
+        let level: Logger.Level
+        switch event.type {
+        case .tick: level = .trace
+        case .polled, .progress: level = .debug
+        default: level = .info
+        }
+        guard logger.logLevel <= level else { return }
         var metadata: Logger.Metadata = ["job.id": "\(event.job)", "job.kind": "\(event.kind.rawValue)", "job.owner": "\(event.owner)"]
         if let scope = event.scope { metadata["scope"] = "\(scope)" }
         if let key = event.key { metadata["job.key"] = "\(key)" }
@@ -226,6 +251,17 @@ public final class SchedulerLoop: @unchecked Sendable {
         case .cancelled:
             if let replacement = event.replacedBy { metadata["job.replaced_by"] = "\(replacement)" }
             logger.info("\(event.kind.rawValue) cancelled: \(event.reason?.rawValue ?? "requested")", metadata: metadata)
+        case .polled, .progress:
+            if let polls = event.polls { metadata["job.polls"] = "\(polls)" }
+            if let status = event.status { metadata["http.status"] = "\(status)" }
+            if let progress = event.progress { metadata["job.progress"] = "\(progress)" }
+            if let error = event.error { metadata["job.error"] = "\(error)" }
+            logger.debug("\(event.type.rawValue)", metadata: metadata)
+        case .succeeded, .failed, .timedOut:
+            if let polls = event.polls { metadata["job.polls"] = "\(polls)" }
+            if let status = event.status { metadata["http.status"] = "\(status)" }
+            let detail = event.error.map { ": \($0)" } ?? ""
+            logger.info("\(event.kind.rawValue) \(event.type.rawValue)\(detail)", metadata: metadata)
         }
     }
 

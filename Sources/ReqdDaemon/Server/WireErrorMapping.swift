@@ -10,13 +10,15 @@ enum WireErrorMapping {
         case .missingField: code = .missingField
         case .conflictingFields: code = .conflictingFields
         case .badDuration: code = .badDuration
+        case .badURL: code = .badURL
+        case .badCondition: code = .badCondition
         case .unknownJob: code = .unknownJob
         case .unsupportedProtocol: code = .unsupportedProtocol
         case .tooManyJobs: code = .tooManyJobs
         case .storageUnavailable: code = .storageUnavailable
         case .shuttingDown: code = .shuttingDown
         }
-        return WireError(code, error.message)
+        return WireError(code, error.message, column: error.column)
     }
 
     static func lineTooLong(limit: Int) -> WireError {

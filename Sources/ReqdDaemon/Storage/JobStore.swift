@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Glibc
 import ReqdCore
 import ReqdProtocol
@@ -21,12 +22,13 @@ public struct StoreBatch: Sendable {
 /// commit), so durability costs one fsync per busy period, not one per job. After each commit the
 /// store reports every barrier of the merged batches as done, or as failed with the reason.
 public final class JobStore: @unchecked Sendable {
-    // @unchecked Sendable: `database` and `unwritten` are touched only on `queue` (asserted);
+    // @unchecked Sendable: `database`, `unwritten` and `encoder` are touched only on `queue` (asserted);
     // `pending` is guarded by its Mutex.
     private let queue = DispatchQueue(label: "reqd.store")
     private let database: SQLiteDatabase
     private let pending = Mutex<(batches: [StoreBatch], scheduled: Bool)>(([], false))
     private var unwritten: [StoreChange] = []
+    private let encoder = JSONEncoder()
     private let onCommit: @Sendable ([CommitToken], String?) -> Void
 
     /// The database file.
@@ -53,7 +55,7 @@ public final class JobStore: @unchecked Sendable {
                 try database.run(
                     """
                     SELECT id, owner, kind, state, key, scope, created_ns, ended_ns, reason, replaced_by,
-                           deadline_ns, tick_ns, late_by_ns FROM jobs
+                           deadline_ns, tick_ns, late_by_ns, detail FROM jobs
                     """, []
                 ) { row in
                     guard let id = row.text(0), let kind = row.text(2).flatMap(JobKind.init(rawValue:)),
@@ -67,7 +69,7 @@ public final class JobStore: @unchecked Sendable {
                             endedAt: row.integer(7).map(WallTime.init(nanosecondsSinceEpoch:)),
                             reason: row.text(8).flatMap(CancelReason.init(rawValue:)), replacedBy: row.text(9),
                             deadline: row.integer(10).map(WallTime.init(nanosecondsSinceEpoch:)), tickNanos: row.integer(11),
-                            lateByNanos: row.integer(12)))
+                            lateByNanos: row.integer(12), detail: Self.decodeDetail(row.text(13))))
                 }
             } catch {
                 return .failure(error)
@@ -116,8 +118,9 @@ public final class JobStore: @unchecked Sendable {
             onCommit(barriers, nil)
         } catch {
             try? database.execute("ROLLBACK")
-            // Inserts are refused through their barriers; later state changes are kept and retried.
-            unwritten = changes.filter { if case .insert = $0 { false } else { true } }
+            // Inserts are refused through their barriers; later state changes are kept and retried,
+            // only the last one per job, so a store that stays down does not make the list grow.
+            unwritten = Self.latestPerJob(changes.filter { if case .insert = $0 { false } else { true } })
             onCommit(barriers, error.description)
         }
     }
@@ -150,14 +153,46 @@ public final class JobStore: @unchecked Sendable {
         try database.run(
             """
             INSERT OR REPLACE INTO jobs (id, owner, kind, state, key, scope, created_ns, ended_ns, reason,
-                                         replaced_by, deadline_ns, tick_ns, late_by_ns)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+                                         replaced_by, deadline_ns, tick_ns, late_by_ns, detail)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
             """,
             [
                 .text(record.id), .integer(Int64(record.owner)), .text(record.kind.rawValue), .text(record.state.rawValue),
                 .init(record.key), .init(record.scope), .integer(record.createdAt.nanosecondsSinceEpoch),
                 .init(record.endedAt?.nanosecondsSinceEpoch), .init(record.reason?.rawValue), .init(record.replacedBy),
                 .init(record.deadline?.nanosecondsSinceEpoch), .init(record.tickNanos), .init(record.lateByNanos),
+                .init(try encodeDetail(record.detail)),
             ])
+    }
+
+    private func encodeDetail(_ detail: JobDetail) throws(StorageError) -> String? {
+        guard !detail.isEmpty else { return nil }
+        do {
+            return String(decoding: try encoder.encode(detail), as: UTF8.self)
+        } catch {
+            throw StorageError(.writeFailed, "cannot encode a job's detail: \(error)")
+        }
+    }
+
+    private static func decodeDetail(_ text: String?) -> JobDetail {
+        guard let text, let detail = try? JSONDecoder().decode(JobDetail.self, from: Data(text.utf8)) else {
+            return JobDetail()
+        }
+        return detail
+    }
+
+    /// The changes with only the last one for each job kept, in the order of those last ones.
+    private static func latestPerJob(_ changes: [StoreChange]) -> [StoreChange] {
+        var seen = Set<String>()
+        var kept: [StoreChange] = []
+        for change in changes.reversed() {
+            let id: String
+            switch change {
+            case .insert(let record), .update(let record): id = record.id
+            case .delete(let deleted): id = deleted
+            }
+            if seen.insert(id).inserted { kept.append(change) }
+        }
+        return kept.reversed()
     }
 }

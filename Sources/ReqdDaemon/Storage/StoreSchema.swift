@@ -19,7 +19,11 @@ enum StoreSchema {
             late_by_ns  INTEGER
         );
         CREATE INDEX jobs_active_key ON jobs (owner, key) WHERE state = 'active';
+        """,
+        // Version 2: kind-specific detail (a poll's settings and counters, a job's result) as JSON.
         """
+        ALTER TABLE jobs ADD COLUMN detail TEXT;
+        """,
     ]
 
     /// The version a fully migrated file has.

@@ -16,6 +16,10 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable, Hashable {
     case unknownOperation = "unknown_op"
     /// A duration was negative, zero where that makes no sense, or absurdly large.
     case badDuration = "bad_duration"
+    /// A URL was not an absolute `http` or `https` URL.
+    case badURL = "bad_url"
+    /// A poll condition (or progress pointer) could not be parsed; `column` says where.
+    case badCondition = "bad_condition"
     /// No job with that id exists for this caller.
     case unknownJob = "unknown_job"
     /// The client asked for a protocol version the daemon does not speak.
@@ -36,11 +40,14 @@ public struct WireError: Error, Codable, Sendable, Hashable, CustomStringConvert
     public var code: ErrorCode
     /// What went wrong, for people. Never contains secrets.
     public var message: String
+    /// For `bad_condition`: the 1-based column in the condition where the problem starts.
+    public var column: Int?
 
     /// Creates a wire error.
-    public init(_ code: ErrorCode, _ message: String) {
+    public init(_ code: ErrorCode, _ message: String, column: Int? = nil) {
         self.code = code
         self.message = message
+        self.column = column
     }
 
     public var description: String { "\(code.rawValue): \(message)" }

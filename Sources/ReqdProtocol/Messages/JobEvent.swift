@@ -8,9 +8,36 @@ public enum JobEventType: String, Codable, Sendable, Hashable {
     case expired
     /// The job was cancelled; `reason` says why. Terminal.
     case cancelled
+    /// A poll was answered (or failed) without moving the progress forward.
+    case polled
+    /// A poll moved the progress forward; `progress` holds the new value.
+    case progress
+    /// A poll job's condition held. Terminal.
+    case succeeded
+    /// A poll job failed too often in a row; `error` says why. Terminal.
+    case failed
+    /// A poll job ran out of time or polls. Terminal.
+    case timedOut = "timed_out"
 
     /// Whether this event ends the job's stream.
-    public var isTerminal: Bool { self == .expired || self == .cancelled }
+    public var isTerminal: Bool {
+        switch self {
+        case .expired, .cancelled, .succeeded, .failed, .timedOut: true
+        case .registered, .tick, .polled, .progress: false
+        }
+    }
+
+    /// The terminal event for a job that ended in `state`.
+    public init?(ending state: JobState) {
+        switch state {
+        case .active: return nil
+        case .expired: self = .expired
+        case .cancelled: self = .cancelled
+        case .succeeded: self = .succeeded
+        case .failed: self = .failed
+        case .timedOut: self = .timedOut
+        }
+    }
 }
 
 /// One event of one job.
@@ -29,6 +56,16 @@ public struct JobEvent: Codable, Sendable, Hashable {
     public var lateByMs: Double?
     public var reason: CancelReason?
     public var replacedBy: String?
+    /// A poll job's polls answered so far.
+    public var polls: Int?
+    /// A poll job's failed polls in a row.
+    public var failures: Int?
+    /// The HTTP status of the answer this event reports.
+    public var status: Int?
+    /// A poll job's progress: the new value for `progress`, the highest so far otherwise.
+    public var progress: Double?
+    /// Why a poll failed, or why the job failed.
+    public var error: String?
 
     /// Creates a `JobEvent` from its parts.
     public init(
@@ -55,6 +92,7 @@ public struct JobEvent: Codable, Sendable, Hashable {
         case lateByMs = "late_by_ms"
         case reason
         case replacedBy = "replaced_by"
+        case polls, failures, status, progress, error
     }
 }
 

@@ -23,6 +23,12 @@ public struct JobInfo: Codable, Sendable, Hashable {
     public var tickMs: Int64?
     /// How late an expiry was handled, in milliseconds (fractional).
     public var lateByMs: Double?
+    /// A poll job's settings and counters.
+    public var poll: PollInfo?
+    /// The answer that ended the job, when an answer did.
+    public var result: HTTPResult?
+    /// Why a failed job failed.
+    public var error: String?
 
     /// Creates a `JobInfo` from its parts.
     public init(
@@ -57,5 +63,6 @@ public struct JobInfo: Codable, Sendable, Hashable {
         case remainingMs = "remaining_ms"
         case tickMs = "tick_ms"
         case lateByMs = "late_by_ms"
+        case poll, result, error
     }
 }

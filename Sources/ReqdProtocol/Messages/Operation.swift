@@ -2,6 +2,7 @@
 public enum Operation: String, Codable, Sendable, CaseIterable {
     case hello
     case registerCountdown = "register-countdown"
+    case registerPoll = "register-poll"
     case cancel
     case status
     case list

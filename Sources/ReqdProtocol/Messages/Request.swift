@@ -16,6 +16,7 @@ public struct Request: Sendable, Hashable {
 public enum RequestBody: Sendable, Hashable {
     case hello(HelloRequest)
     case registerCountdown(CountdownSpec)
+    case registerPoll(PollSpec)
     case cancel(JobSelector)
     case status(StatusRequest)
     case list(ListRequest)
@@ -28,6 +29,7 @@ public enum RequestBody: Sendable, Hashable {
         switch self {
         case .hello: .hello
         case .registerCountdown: .registerCountdown
+        case .registerPoll: .registerPoll
         case .cancel: .cancel
         case .status: .status
         case .list: .list
@@ -68,6 +70,8 @@ extension Request: Codable {
             case .registerCountdown:
                 body = .registerCountdown(
                     try fields(CountdownSpec.self, allowed: CountdownSpec.CodingKeys.allCases.map(\.stringValue)))
+            case .registerPoll:
+                body = .registerPoll(try fields(PollSpec.self, allowed: PollSpec.CodingKeys.allCases.map(\.stringValue)))
             case .cancel:
                 body = .cancel(try fields(JobSelector.self, allowed: JobSelector.CodingKeys.allCases.map(\.stringValue)))
             case .status:
@@ -95,6 +99,7 @@ extension Request: Codable {
         switch body {
         case .hello(let fields): try fields.encode(to: encoder)
         case .registerCountdown(let fields): try fields.encode(to: encoder)
+        case .registerPoll(let fields): try fields.encode(to: encoder)
         case .cancel(let fields): try fields.encode(to: encoder)
         case .status(let fields): try fields.encode(to: encoder)
         case .list(let fields): try fields.encode(to: encoder)

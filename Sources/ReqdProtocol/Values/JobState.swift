@@ -4,6 +4,12 @@ public enum JobState: String, Codable, Sendable, CaseIterable, Hashable {
     case active
     /// A countdown that reached its deadline.
     case expired
+    /// A poll job whose condition held.
+    case succeeded
+    /// A poll job that failed `max_failures` times in a row; `last_error` says why.
+    case failed
+    /// A poll job that reached its total time limit (or its `max_polls`) before the condition held.
+    case timedOut = "timed_out"
     /// Ended by a cancel, a replacement or a closed connection; `reason` says which.
     case cancelled
 

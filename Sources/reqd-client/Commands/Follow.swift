@@ -14,10 +14,6 @@ func followJob(_ connection: DaemonConnection, renderer: EventRenderer, initial:
         let kind = try connection.decoder.decode(IncomingLineKind.self, from: .init(line))
         guard kind.isEvent else { continue }
         let event = try renderer.render(line)
-        switch event.type {
-        case .expired: return ExitStatus.success
-        case .cancelled: return ExitStatus.jobCancelled
-        case .registered, .tick: continue
-        }
+        if let status = ExitStatus.forEvent(event.type) { return status }
     }
 }

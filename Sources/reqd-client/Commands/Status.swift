@@ -38,7 +38,33 @@ struct Status: ParsableCommand {
         if let late = job.lateByMs { rows.append(("late by", "\(late) ms")) }
         if let reason = job.reason { rows.append(("reason", reason.rawValue)) }
         if let replacement = job.replacedBy { rows.append(("replaced by", replacement)) }
-        return rows.map { "\($0.0.padding(12))\($0.1)\n" }.joined()
+        if let poll = job.poll {
+            rows.append(("request", EventRenderer.pollURL(poll)))
+            if !poll.headerNames.isEmpty { rows.append(("headers", poll.headerNames.joined(separator: ", "))) }
+            rows.append(("every", DurationText.format(nanoseconds: poll.everyMs * 1_000_000)))
+            rows.append(("until", poll.until))
+            if let pointer = poll.progressPointer { rows.append(("progress at", pointer)) }
+            if let progress = poll.progress {
+                rows.append(
+                    ("progress", (0...100).contains(progress) ? EventRenderer.percent(progress) : EventRenderer.number(progress)))
+            }
+            if let timeout = poll.timeoutMs {
+                rows.append(("timeout", DurationText.format(nanoseconds: timeout * 1_000_000) + (poll.deadline.map { " (at \($0.rfc3339))" } ?? "")))
+            }
+            rows.append(("polls", poll.maxPolls.map { "\(poll.polls) of \($0)" } ?? "\(poll.polls)"))
+            rows.append(("failures", "\(poll.failures) in a row (limit \(poll.maxFailures))"))
+            if let status = poll.lastStatus { rows.append(("last status", "\(status)")) }
+            if let error = poll.lastError { rows.append(("last error", error)) }
+            if poll.inFlight { rows.append(("next poll", "a request is out now")) }
+            if let next = poll.nextPollAt { rows.append(("next poll", next.rfc3339)) }
+        }
+        if let error = job.error { rows.append(("error", error)) }
+        var text = rows.map { "\($0.0.padding(12))\($0.1)\n" }.joined()
+        if let result = job.result {
+            text += "result      status \(result.status)\(result.truncated ? " (body cut)" : "")\n"
+            if !result.body.isEmpty { text += result.body + (result.body.hasSuffix("\n") ? "" : "\n") }
+        }
+        return text
     }
 
     static func describe(_ summary: DaemonSummary) -> String {

@@ -3,7 +3,7 @@ import ReqdProtocol
 
 struct Wait: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Block until the job ends; the exit status tells how (0 expired or succeeded, 3 cancelled, ...).")
+        abstract: "Block until the job ends; the exit status tells how (0 expired or succeeded, 2 failed, 3 cancelled, 4 timed out).")
 
     @OptionGroup var global: GlobalOptions
 
@@ -29,7 +29,7 @@ struct Wait: ParsableCommand {
             if global.json {
                 Output.json(result)
             } else {
-                Output.line("\(result.job.id)  \(result.job.state.rawValue)\(result.job.reason.map { " (\($0.rawValue))" } ?? "")")
+                Output.line(EventRenderer.ending(result.job))
             }
             return ExitStatus.forState(result.job.state)
         }

@@ -3,10 +3,17 @@ import ReqdProtocol
 
 /// Shows a job's events: one live, updating line on a terminal; one line per event otherwise;
 /// the raw JSON lines with `--json`.
-struct EventRenderer {
+///
+/// A countdown shows its time left. A poll job shows a progress bar with percent, elapsed time and
+/// the number of polls when its progress is a percentage (0 to 100), and a spinner with the last
+/// raw value otherwise.
+final class EventRenderer {
     let json: Bool
     let live = Output.isTerminal
     private let decoder = JSONDecoder()
+    /// When each job shown started, for the elapsed time.
+    private var origins: [String: WallTime] = [:]
+    private var spin = 0
 
     init(json: Bool) { self.json = json }
 
@@ -18,10 +25,11 @@ struct EventRenderer {
             Output.raw(String(decoding: line, as: UTF8.self) + "\n")
             return event
         }
+        if event.type == .registered, origins[event.job] == nil { origins[event.job] = event.at }
         let name = event.key ?? event.job
         if live {
             let terminal = event.type.isTerminal ? "\n" : ""
-            Output.raw("\r\u{1B}[K\(name)  \(Self.summary(event))\(terminal)")
+            Output.raw("\r\u{1B}[K\(name)  \(liveSummary(event))\(terminal)")
         } else {
             Output.line("\(event.at.rfc3339) \(event.type.rawValue) \(event.job) \(name) \(Self.summary(event))")
         }
@@ -30,12 +38,44 @@ struct EventRenderer {
 
     /// Shows the state a job is in before its first event arrives.
     func renderInitial(_ job: JobInfo) {
-        guard !json, live, job.state == .active, let remaining = job.remainingMs else { return }
-        Output.raw("\r\u{1B}[K\(job.key ?? job.id)  \(Self.clock(remaining)) left")
+        origins[job.id] = job.createdAt
+        guard !json, live, job.state == .active else { return }
+        if let remaining = job.remainingMs {
+            Output.raw("\r\u{1B}[K\(job.key ?? job.id)  \(Self.clock(remaining)) left")
+        } else if let poll = job.poll {
+            Output.raw("\r\u{1B}[K\(job.key ?? job.id)  \(Self.pollURL(poll))  waiting for the first answer")
+        }
     }
 
+    private func liveSummary(_ event: JobEvent) -> String {
+        guard event.kind == .poll, !event.type.isTerminal else { return Self.summary(event) }
+        var parts: [String] = []
+        if let progress = event.progress, (0...100).contains(progress) {
+            let width = 24
+            let filled = Int((progress / 100 * Double(width)).rounded(.down))
+            parts.append(
+                "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] "
+                    + Self.percent(progress))
+        } else {
+            let frames = ["|", "/", "-", "\\"]
+            spin += 1
+            parts.append(frames[spin % frames.count] + (event.progress.map { " " + Self.number($0) } ?? ""))
+        }
+        if let origin = origins[event.job] {
+            parts.append(Self.clock((event.at.nanosecondsSinceEpoch - origin.nanosecondsSinceEpoch) / 1_000_000))
+        }
+        parts.append("\(event.polls ?? 0) polls")
+        if let failures = event.failures, failures > 0 {
+            parts.append("\(failures) failed in a row: \(event.error ?? "")")
+        }
+        return parts.joined(separator: "  ")
+    }
+
+    /// One event in words, for a line of its own.
     static func summary(_ event: JobEvent) -> String {
         switch event.type {
+        case .registered where event.kind == .poll:
+            return "registered"
         case .registered, .tick:
             return "\(clock(event.remainingMs ?? 0)) left"
         case .expired:
@@ -47,7 +87,42 @@ struct EventRenderer {
             var text = "cancelled (\(event.reason?.rawValue ?? "requested")"
             if let replacement = event.replacedBy { text += " by \(replacement)" }
             return text + ")"
+        case .polled, .progress:
+            var parts = ["polls=\(event.polls ?? 0)"]
+            if let status = event.status { parts.append("status=\(status)") }
+            if let progress = event.progress {
+                parts.append("progress=" + ((0...100).contains(progress) ? percent(progress) : number(progress)))
+            }
+            if let error = event.error { parts.append("error=\"\(error)\"") }
+            return parts.joined(separator: " ")
+        case .succeeded, .failed, .timedOut:
+            var text = event.type.rawValue.replacingOccurrences(of: "_", with: " ")
+            var details: [String] = []
+            if let polls = event.polls { details.append("\(polls) polls") }
+            if let status = event.status { details.append("last status \(status)") }
+            if !details.isEmpty { text += " after " + details.joined(separator: ", ") }
+            if let error = event.error { text += ": \(error)" }
+            return text
         }
+    }
+
+    /// How a job ended, in one line: `pl_x  succeeded (status 200)` or `pl_x  failed: why`.
+    static func ending(_ job: JobInfo) -> String {
+        var text = "\(job.id)  \(job.state.rawValue)"
+        if let reason = job.reason { text += " (\(reason.rawValue))" }
+        if let result = job.result { text += " (status \(result.status))" }
+        if let error = job.error { text += ": \(error)" }
+        return text
+    }
+
+    static func pollURL(_ poll: PollInfo) -> String { "\(poll.method) \(poll.url)" }
+
+    static func percent(_ value: Double) -> String {
+        value == value.rounded() ? "\(Int(value))%" : String(format: "%.1f%%", value)
+    }
+
+    static func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? "\(Int64(value))" : "\(value)"
     }
 
     /// `07:05` or `1:02:03`, rounding up so `00:01` shows until the end.

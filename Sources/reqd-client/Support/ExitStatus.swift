@@ -33,18 +33,32 @@ enum ExitStatus {
     static func forError(_ code: ErrorCode) -> Int32 {
         switch code {
         case .unknownJob: unknownJob
-        case .badField, .missingField, .unknownField, .conflictingFields, .badDuration: invalidRequest
+        case .badField, .missingField, .unknownField, .conflictingFields, .badDuration, .badURL, .badCondition:
+            invalidRequest
         case .tooManyJobs, .storageUnavailable, .shuttingDown: unavailable
         case .badJSON, .unknownOperation, .lineTooLong, .unsupportedProtocol: protocolMismatch
         case .internal: internalError
         }
     }
 
+    /// The status for a job's terminal event.
+    static func forEvent(_ type: JobEventType) -> Int32? {
+        switch type {
+        case .expired, .succeeded: success
+        case .cancelled: jobCancelled
+        case .failed: jobFailed
+        case .timedOut: jobTimedOut
+        case .registered, .tick, .polled, .progress: nil
+        }
+    }
+
     /// The status for how a job ended.
     static func forState(_ state: JobState) -> Int32 {
         switch state {
-        case .active, .expired: success
+        case .active, .expired, .succeeded: success
         case .cancelled: jobCancelled
+        case .failed: jobFailed
+        case .timedOut: jobTimedOut
         }
     }
 }

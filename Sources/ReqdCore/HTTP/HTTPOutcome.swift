@@ -1,0 +1,44 @@
+/// How a request the scheduler asked for ended, as the executor reports it.
+public enum HTTPOutcome: Sendable, Hashable {
+    /// An answer arrived (of any status).
+    case response(HTTPAnswer)
+    /// No usable answer: the connection failed, timed out, or the body was too large.
+    case failure(String)
+}
+
+/// An HTTP answer, with its body already cut to the executor's limit.
+public struct HTTPAnswer: Sendable, Hashable {
+    public var status: Int
+    /// Header fields, as received.
+    public var headers: [HTTPHeader]
+    public var body: [UInt8]
+    /// The body parsed as JSON, when the request asked for that and it parsed.
+    public var json: JSONValue?
+
+    /// Creates an `HTTPAnswer` from its parts.
+    public init(status: Int, headers: [HTTPHeader] = [], body: [UInt8] = [], json: JSONValue? = nil) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.json = json
+    }
+}
+
+/// A request for the executor to start.
+public struct HTTPSend: Sendable, Hashable {
+    /// The job the request belongs to.
+    public var job: JobID
+    /// Which of the job's requests this is; completions name it, so a stale one is recognised.
+    public var attempt: UInt32
+    public var request: HTTPRequestSpec
+    /// Whether to parse the body as JSON before reporting it.
+    public var parseJSON: Bool
+
+    /// Creates an `HTTPSend` from its parts.
+    public init(job: JobID, attempt: UInt32, request: HTTPRequestSpec, parseJSON: Bool) {
+        self.job = job
+        self.attempt = attempt
+        self.request = request
+        self.parseJSON = parseJSON
+    }
+}

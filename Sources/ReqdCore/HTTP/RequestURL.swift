@@ -1,0 +1,40 @@
+/// Checks URLs at registration, so a job never starts with one the executor cannot send.
+enum RequestURL {
+    /// Accepts an absolute `http` or `https` URL with a host and an optional numeric port.
+    static func validate(_ url: String) throws(SchedulerError) {
+        func refuse(_ why: String) -> SchedulerError {
+            SchedulerError(.badURL, "'\(url.prefix(200))' is not a usable URL: \(why)")
+        }
+        guard url.utf8.count <= 8192 else { throw SchedulerError(.badURL, "the URL is longer than 8192 bytes") }
+        guard let separator = url.firstRange(of: "://") else { throw refuse("it has no scheme; give http:// or https://") }
+        let scheme = url[..<separator.lowerBound].lowercased()
+        guard scheme == "http" || scheme == "https" else {
+            throw refuse("only http and https are supported, not '\(scheme.prefix(32))'")
+        }
+        guard !url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else {
+            throw refuse("it contains spaces or control characters")
+        }
+        let rest = url[separator.upperBound...]
+        let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
+        var authority = rest[..<authorityEnd]
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        var host = authority
+        var port: Substring?
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { throw refuse("an IPv6 host lacks its ']'") }
+            host = authority[...close]
+            let after = authority[authority.index(after: close)...]
+            if !after.isEmpty {
+                guard after.hasPrefix(":") else { throw refuse("unexpected text after the IPv6 host") }
+                port = after.dropFirst()
+            }
+        } else if let colon = authority.lastIndex(of: ":") {
+            host = authority[..<colon]
+            port = authority[authority.index(after: colon)...]
+        }
+        guard !host.isEmpty, host != "[]" else { throw refuse("it has no host") }
+        if let port {
+            guard let number = Int(port), (1...65535).contains(number) else { throw refuse("the port is not 1 to 65535") }
+        }
+    }
+}

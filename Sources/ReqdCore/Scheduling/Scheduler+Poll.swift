@@ -1,0 +1,183 @@
+import ReqdProtocol
+
+extension Scheduler {
+    /// Validates a poll job and starts it, or stages it until the store has it when it is durable.
+    mutating func registerPoll(
+        _ spec: PollSpec, peer: Peer, connection: ConnectionID, requestID: RequestID, at now: ClockReading,
+        into effects: inout [SchedulerEffect]
+    ) -> Result<ReplyBody, SchedulerError>? {
+        let poll: Poll
+        do {
+            if let key = spec.key { try validateName("key", key) }
+            if let scope = spec.scope { try validateName("scope", scope) }
+            poll = try makePoll(spec, at: now)
+            try checkCapacity()
+        } catch {
+            return .failure(error)
+        }
+        var id = random.jobID(kind: .poll)
+        while jobs[id] != nil { id = random.jobID(kind: .poll) }
+        let job = Job(
+            id: id, owner: peer.uid, key: spec.key, scope: spec.scope, durable: !(spec.ephemeral ?? false),
+            createdAt: now.wall, state: .active, endedAt: nil, reason: nil, replacedBy: nil, work: .poll(poll))
+        return admit(job, connection: connection, requestID: requestID, follow: spec.follow ?? false, at: now, into: &effects)
+    }
+
+    private func makePoll(_ spec: PollSpec, at now: ClockReading) throws(SchedulerError) -> Poll {
+        let request = try HTTPRequestSpec.validated(method: spec.method, url: spec.url, headers: spec.headers, body: spec.body)
+        if let body = request.body, body.count > configuration.maxRequestBodyBytes {
+            throw SchedulerError(.badField, "'body' is larger than \(configuration.maxRequestBodyBytes) bytes")
+        }
+        let every = try milliseconds("every_ms", spec.everyMs, atLeast: configuration.minPollEveryNanos)
+        let condition: PollCondition
+        do {
+            condition = try PollCondition(parsing: spec.until)
+        } catch {
+            throw SchedulerError(.badCondition, "'until' \(error.description)", column: error.column)
+        }
+        var pointer: JSONPointer?
+        if let text = spec.progress {
+            guard let parsed = JSONPointer(text), !text.isEmpty else {
+                throw SchedulerError(
+                    .badCondition, "'progress' must be a JSON Pointer such as /progress, got '\(text.prefix(64))'",
+                    column: 1)
+            }
+            pointer = parsed
+        }
+        let timeout = try spec.timeoutMs.map { value throws(SchedulerError) in
+            try milliseconds("timeout_ms", value, atLeast: 1)
+        }
+        if let maxPolls = spec.maxPolls, maxPolls < 1 {
+            throw SchedulerError(.badField, "'max_polls' must be at least 1, got \(maxPolls)")
+        }
+        let maxFailures = spec.maxFailures ?? configuration.defaultMaxFailures
+        guard maxFailures >= 1 else {
+            throw SchedulerError(.badField, "'max_failures' must be at least 1, got \(maxFailures)")
+        }
+        return Poll(
+            request: request, every: every, condition: condition, progressPointer: pointer, timeout: timeout,
+            deadline: timeout.map { now.instant.advanced(by: $0) }, maxPolls: spec.maxPolls, maxFailures: maxFailures,
+            firstStart: now.instant)
+    }
+
+    /// A positive duration field in milliseconds, as nanoseconds within the configured bounds.
+    private func milliseconds(_ field: String, _ value: Int64, atLeast minimum: Int64) throws(SchedulerError) -> Int64 {
+        let (nanos, overflow) = value.multipliedReportingOverflow(by: 1_000_000)
+        guard value > 0, !overflow, nanos >= minimum, nanos <= configuration.maxDurationNanos else {
+            throw SchedulerError(
+                .badDuration,
+                "'\(field)' must be between \(max(1, minimum / 1_000_000)) and \(configuration.maxDurationNanos / 1_000_000) ms, got \(value)"
+            )
+        }
+        return nanos
+    }
+
+    /// Puts a poll's next need for the timer in the heap, or starts its request at once when it is due.
+    mutating func schedulePoll(_ id: JobID, at now: ClockReading, startIfDue: Bool, into effects: inout [SchedulerEffect]) {
+        guard var job = jobs[id], job.state == .active, var poll = job.poll else { return }
+        if startIfDue, !poll.inFlight, poll.nextStart <= now.instant, poll.deadline.map({ $0 > now.instant }) ?? true {
+            poll.attempts += 1
+            poll.lastStart = now.instant
+            job.poll = poll
+            jobs[id] = job
+            effects.append(
+                .send(HTTPSend(job: id, attempt: poll.attempts, request: poll.request, parseJSON: poll.wantsJSON)))
+        }
+        if let next = poll.nextFire {
+            timers.set(.job(id), priority: next)
+        } else {
+            timers.remove(.job(id))
+        }
+    }
+
+    /// Handles a poll's timer: the end of its time limit, or the start of its next request.
+    mutating func firePoll(_ job: Job, _ poll: Poll, at now: ClockReading, into effects: inout [SchedulerEffect]) {
+        if let deadline = poll.deadline, deadline <= now.instant {
+            var ended = job
+            ended.error = "the time limit of \(DurationText.format(nanoseconds: poll.timeout ?? 0)) ran out"
+            finish(ended, as: .timedOut, reason: nil, replacedBy: nil, at: now, into: &effects)
+            return
+        }
+        schedulePoll(job.id, at: now, startIfDue: true, into: &effects)
+    }
+
+    /// Handles the end of a poll's request: counts it, reports progress, and ends the job or plans the next one.
+    mutating func pollFinished(
+        _ id: JobID, attempt: UInt32, outcome: HTTPOutcome, at now: ClockReading, into effects: inout [SchedulerEffect]
+    ) {
+        guard var job = jobs[id], job.state == .active, var poll = job.poll, poll.inFlight, poll.attempts == attempt
+        else { return }
+        poll.polls += 1
+        let started = poll.lastStart ?? now.instant
+        var answer: HTTPAnswer?
+        var failure: String?
+        switch outcome {
+        case .failure(let message):
+            failure = message
+        case .response(let response):
+            answer = response
+            poll.lastStatus = response.status
+            if response.status >= 500 {
+                failure = "the server answered \(response.status)"
+            } else if response.status == 429 {
+                failure = "the server answered 429 (too many requests)"
+            } else if poll.condition.needsJSON, response.json == nil {
+                failure = "the answer's body is not JSON"
+            }
+        }
+        var advanced = false
+        var satisfied = false
+        if let failure {
+            poll.failures += 1
+            poll.lastError = failure
+            poll.nextStart = max(started.advanced(by: poll.backoff(cap: configuration.maxPollBackoffNanos)), now.instant)
+        } else if let answer {
+            poll.failures = 0
+            if let pointer = poll.progressPointer, let json = answer.json, case .number(let value)? = pointer.resolve(in: json) {
+                if let current = poll.progress, value < current {
+                    effects.append(.debug(id, "dropped stale progress \(value) (already at \(current))"))
+                } else if poll.progress != value {
+                    poll.progress = value
+                    advanced = true
+                }
+            }
+            satisfied = poll.condition.holds(status: answer.status, body: answer.json)
+            poll.nextStart = max(started.advanced(by: poll.every), now.instant)
+        }
+        job.poll = poll
+        jobs[id] = job
+
+        let recipients = recipients(of: job)
+        if !recipients.isEmpty {
+            var event = makeEvent(advanced ? .progress : .polled, job, at: now)
+            event.status = answer?.status
+            event.error = failure
+            effects.append(.deliver(event, to: recipients))
+        }
+
+        if satisfied {
+            job.result = answer.map(makeResult)
+            finish(job, as: .succeeded, reason: nil, replacedBy: nil, at: now, into: &effects)
+        } else if poll.failures >= poll.maxFailures {
+            job.result = answer.map(makeResult)
+            job.error = "\(poll.failures) polls in a row failed; the last: \(failure ?? "unknown")"
+            finish(job, as: .failed, reason: nil, replacedBy: nil, at: now, into: &effects)
+        } else if let maxPolls = poll.maxPolls, poll.polls >= maxPolls {
+            job.result = answer.map(makeResult)
+            job.error = "the condition did not hold within \(maxPolls) polls"
+            finish(job, as: .timedOut, reason: nil, replacedBy: nil, at: now, into: &effects)
+        } else {
+            if job.durable { effects.append(.persist(.update(record(of: job, at: now)))) }
+            schedulePoll(id, at: now, startIfDue: true, into: &effects)
+        }
+    }
+
+    /// The part of an answer a job keeps: its status and the start of its body, cut on a character boundary.
+    func makeResult(_ answer: HTTPAnswer) -> HTTPResult {
+        var end = min(answer.body.count, configuration.resultBodyBytes)
+        while end > 0, end < answer.body.count, answer.body[end] & 0xC0 == 0x80 { end -= 1 }
+        return HTTPResult(
+            status: answer.status, body: String(decoding: answer.body[..<end], as: UTF8.self),
+            truncated: end < answer.body.count)
+    }
+}

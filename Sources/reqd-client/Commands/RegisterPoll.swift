@@ -1,0 +1,116 @@
+import ArgumentParser
+import Foundation
+import ReqdProtocol
+
+struct RegisterPoll: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "register-poll",
+        abstract: "Call a status URL until a condition on its answer holds, one request at a time.",
+        discussion: """
+            The next request starts at max(last start + --every, last answer): never two at once, no idle \
+            gap after a slow answer. The condition compares JSON Pointers in the body, or the status:
+              '/state == "done"'   '/progress >= 100'   'status == 200'   'status in 200..299'
+              '/state == "done" && /errors == 0'
+            With --wait the exit status is 0 when it succeeded, 2 failed, 3 cancelled, 4 timed out.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "The status URL (http or https).")
+    var url: String
+
+    @Option(help: "The poll interval, such as 3s or 500ms.")
+    var every: String
+
+    @Option(help: "The condition that ends the job with success, such as '/state == \"done\"'.")
+    var until: String
+
+    @Option(help: "A JSON Pointer to a number that reports progress, such as /progress.")
+    var progress: String?
+
+    @Option(help: "A total time limit, such as 10m; the job ends timed out when it passes.")
+    var timeout: String?
+
+    @Option(help: "Give up (timed out) after this many polls.")
+    var maxPolls: Int?
+
+    @Option(help: "Failed polls in a row that end the job (default 5).")
+    var maxFailures: Int?
+
+    @Option(help: "The HTTP method (default GET).")
+    var method: String?
+
+    @Option(name: .customLong("header"), help: "A request header, 'Name: value'; repeat for more.")
+    var headers: [String] = []
+
+    @Option(help: "A request body, or @FILE to send a file's contents.")
+    var data: String?
+
+    @Option(help: "A key: registering the same key again replaces your running job with that key.")
+    var key: String?
+
+    @Option(help: "A scope for cancelling and watching jobs together.")
+    var scope: String?
+
+    @Flag(help: "Do not store the job; it is not restored after a restart.")
+    var ephemeral = false
+
+    @Flag(help: "Stay and show progress live until the job ends.")
+    var follow = false
+
+    @Flag(help: "Block until the job ends; the exit status tells how it ended.")
+    var wait = false
+
+    func validate() throws {
+        if follow, wait { throw ValidationError("give at most one of --follow and --wait") }
+        guard let interval = DurationText.parseNanoseconds(every), interval > 0 else {
+            throw ValidationError("--every takes a positive duration such as 3s or 500ms; got '\(every)'")
+        }
+        if let timeout, (DurationText.parseNanoseconds(timeout) ?? 0) <= 0 {
+            throw ValidationError("--timeout takes a positive duration such as 10m; got '\(timeout)'")
+        }
+        if let maxPolls, maxPolls < 1 { throw ValidationError("--max-polls must be at least 1") }
+        if let maxFailures, maxFailures < 1 { throw ValidationError("--max-failures must be at least 1") }
+        for header in headers where !header.contains(":") {
+            throw ValidationError("--header takes 'Name: value'; got '\(header)'")
+        }
+    }
+
+    func run() throws {
+        try runReporting {
+            let spec = PollSpec(
+                url: url, method: method, headers: headers.isEmpty ? nil : headers, body: try data.map(Self.readData),
+                everyMs: DurationText.parseNanoseconds(every).map { max(1, $0 / 1_000_000) } ?? 0, until: until,
+                progress: progress, timeoutMs: timeout.flatMap(DurationText.parseNanoseconds).map { max(1, $0 / 1_000_000) },
+                maxPolls: maxPolls, maxFailures: maxFailures, key: key, scope: scope, ephemeral: ephemeral ? true : nil,
+                follow: follow ? true : nil)
+            let connection = try global.connect()
+            let result = try connection.call(.registerPoll(spec), as: RegisterResult.self)
+            let renderer = EventRenderer(json: global.json)
+            if global.json {
+                Output.json(result)
+            } else if !(follow && renderer.live) {
+                let replaced = result.replaced.map { " (replaced \($0))" } ?? ""
+                Output.line("registered \(result.job.id)  \(result.job.poll.map(EventRenderer.pollURL) ?? url)\(replaced)")
+            }
+            if follow { return try followJob(connection, renderer: renderer, initial: result.job) }
+            guard wait else { return ExitStatus.success }
+            let ended = try connection.call(.wait(WaitRequest(job: result.job.id)), as: JobResult.self)
+            if global.json { Output.json(ended) } else { Output.line(EventRenderer.ending(ended.job)) }
+            return ExitStatus.forState(ended.job.state)
+        }
+    }
+
+    /// The body text: as given, or the contents of the file named after an `@`.
+    static func readData(_ text: String) throws -> String {
+        guard text.hasPrefix("@") else { return text }
+        let path = String(text.dropFirst())
+        guard let contents = FileManager.default.contents(atPath: path) else {
+            throw ClientFailure(message: "cannot read --data file '\(path)'", status: ExitStatus.usage)
+        }
+        guard let string = String(data: contents, encoding: .utf8) else {
+            throw ClientFailure(message: "--data file '\(path)' is not UTF-8 text", status: ExitStatus.usage)
+        }
+        return string
+    }
+}
