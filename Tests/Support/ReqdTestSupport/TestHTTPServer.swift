@@ -1,0 +1,203 @@
+import Dispatch
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+
+/// A real HTTP/1.1 server on 127.0.0.1 for tests, in the test process.
+///
+/// A handler decides each answer: its status, body, delay, or closing the connection without
+/// one. The server records every request with the times it started and ended (on the monotonic
+/// clock), so tests can check what really went over the wire: overlaps, gaps, aborts.
+public final class TestHTTPServer: Sendable {
+    /// What the server does with one request.
+    public struct Reply: Sendable {
+        public var status: Int
+        public var headers: [(String, String)]
+        public var body: [UInt8]
+        /// How long to wait before answering, in nanoseconds.
+        public var delayNanos: Int64
+        /// Close the connection (after the delay) instead of answering.
+        public var closeWithoutAnswer: Bool
+
+        /// An answer with a body.
+        public init(status: Int = 200, body: String = "", contentType: String = "application/json", delayNanos: Int64 = 0) {
+            self.status = status
+            self.headers = [("Content-Type", contentType)]
+            self.body = Array(body.utf8)
+            self.delayNanos = delayNanos
+            self.closeWithoutAnswer = false
+        }
+
+        /// Closing the connection without an answer, after a delay.
+        public static func close(afterNanos delay: Int64 = 0) -> Reply {
+            var reply = Reply(delayNanos: delay)
+            reply.closeWithoutAnswer = true
+            return reply
+        }
+    }
+
+    /// One request as the server saw it.
+    public struct Record: Sendable {
+        public var method: String
+        public var path: String
+        public var headers: [(String, String)]
+        public var body: String
+        /// When the request head arrived, in monotonic nanoseconds.
+        public var start: UInt64
+        /// When the answer was written, or the connection closed, in monotonic nanoseconds.
+        public var end: UInt64?
+        /// What the handler decided.
+        public var status: Int?
+        /// The client closed the connection before the answer was written.
+        public var abortedByClient: Bool
+
+        /// The value of the first header with this name, compared without case.
+        public func header(_ name: String) -> String? {
+            headers.first { $0.0.lowercased() == name.lowercased() }?.1
+        }
+    }
+
+    public typealias Handler = @Sendable (Record) -> Reply
+
+    private let group: MultiThreadedEventLoopGroup
+    private let channel: any Channel
+    private let state: Mutex<[Record]>
+    /// The port the server listens on.
+    public let port: Int
+
+    /// Starts a server on an ephemeral port of 127.0.0.1.
+    public init(handler: @escaping Handler) throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let state = Mutex<[Record]>([])
+        self.state = state
+        self.group = group
+        let recorder = Recorder(server: nil)
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(ChannelOptions.backlog, value: 256)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                    try channel.pipeline.syncOperations.addHandler(Connection(recorder: recorder, handler: handler))
+                }
+            }
+        channel = try bootstrap.bind(host: "127.0.0.1", port: 0).wait()
+        port = channel.localAddress?.port ?? 0
+        recorder.server.withLock { $0 = self }
+    }
+
+    /// A URL on this server.
+    public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+
+    /// Every request so far, in the order they arrived.
+    public var records: [Record] { state.withLock { $0 } }
+
+    /// The requests to one path, in the order they arrived.
+    public func records(path: String) -> [Record] { records.filter { $0.path == path } }
+
+    /// Stops the server.
+    public func shutdown() {
+        try? channel.close().wait()
+        try? group.syncShutdownGracefully()
+    }
+
+    fileprivate func begin(_ record: Record) -> Int {
+        state.withLock { records in
+            records.append(record)
+            return records.count - 1
+        }
+    }
+
+    fileprivate func end(_ index: Int, status: Int?, aborted: Bool) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        state.withLock { records in
+            guard records[index].end == nil else { return }
+            records[index].end = now
+            records[index].status = status
+            records[index].abortedByClient = aborted
+        }
+    }
+}
+
+/// Lets connections reach the server once it exists.
+private final class Recorder: Sendable {
+    let server: Mutex<TestHTTPServer?>
+    init(server: TestHTTPServer?) { self.server = Mutex(server) }
+}
+
+/// One connection: collects a request, asks the handler, answers after the delay.
+private final class Connection: ChannelInboundHandler, @unchecked Sendable {
+    // @unchecked Sendable: every stored var is touched only on the channel's event loop.
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let recorder: Recorder
+    private let handler: TestHTTPServer.Handler
+    private var head: HTTPRequestHead?
+    private var body: [UInt8] = []
+    private var start: UInt64 = 0
+    private var pending: Int?
+
+    init(recorder: Recorder, handler: @escaping TestHTTPServer.Handler) {
+        self.recorder = recorder
+        self.handler = handler
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let requestHead):
+            head = requestHead
+            body = []
+            start = DispatchTime.now().uptimeNanoseconds
+        case .body(var buffer):
+            body += buffer.readBytes(length: buffer.readableBytes) ?? []
+        case .end:
+            guard let head, let server = recorder.server.withLock({ $0 }) else { return }
+            let record = TestHTTPServer.Record(
+                method: head.method.rawValue, path: head.uri, headers: head.headers.map { ($0.name, $0.value) },
+                body: String(decoding: body, as: UTF8.self), start: start, end: nil, status: nil, abortedByClient: false)
+            let index = server.begin(record)
+            pending = index
+            let reply = handler(record)
+            let keepAlive = head.isKeepAlive
+            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            context.eventLoop.scheduleTask(in: .nanoseconds(reply.delayNanos)) {
+                let (connection, context) = loopBound.value
+                connection.answer(reply, index: index, keepAlive: keepAlive, server: server, context: context)
+            }
+        }
+    }
+
+    private func answer(
+        _ reply: TestHTTPServer.Reply, index: Int, keepAlive: Bool, server: TestHTTPServer, context: ChannelHandlerContext
+    ) {
+        guard pending == index, context.channel.isActive else { return }
+        pending = nil
+        if reply.closeWithoutAnswer {
+            server.end(index, status: nil, aborted: false)
+            context.close(promise: nil)
+            return
+        }
+        var headers = HTTPHeaders(reply.headers)
+        headers.add(name: "Content-Length", value: "\(reply.body.count)")
+        if !keepAlive { headers.add(name: "Connection", value: "close") }
+        let responseHead = HTTPResponseHead(
+            version: .http1_1, status: HTTPResponseStatus(statusCode: reply.status), headers: headers)
+        context.write(wrapOutboundOut(.head(responseHead)), promise: nil)
+        context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: reply.body)))), promise: nil)
+        server.end(index, status: reply.status, aborted: false)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
+            if !keepAlive { context.close(promise: nil) }
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if let index = pending, let server = recorder.server.withLock({ $0 }) {
+            server.end(index, status: nil, aborted: true)
+        }
+        pending = nil
+        context.fireChannelInactive()
+    }
+}
