@@ -70,7 +70,7 @@ public final class Daemon: Sendable {
         }
         self.store = store
         loop.attach(store: store)
-        executor = HTTPExecutor(settings: configuration.http, threads: System.coreCount) { job, attempt, outcome in
+        executor = HTTPExecutor(settings: configuration.http) { job, attempt, outcome in
             loop.submit(.httpFinished(job, attempt: attempt, outcome))
         }
         loop.attach(executor: executor)

@@ -25,9 +25,9 @@ struct PollTests {
         #expect(effects.sends.first?.attempt == 1)
         #expect(effects.sends.first?.parseJSON == true)
         #expect(h.scheduler.job(id)?.poll?.inFlight == true)
-        // Nothing waits for time while the request is out and there is no time limit.
-        #expect(h.armed == nil)
-        h.advance(60 * second)
+        // While the request is out, only its timeout waits for time.
+        #expect(h.armed == h.now.instant.advanced(by: h.scheduler.configuration.requestTimeoutNanos))
+        h.advance(h.scheduler.configuration.requestTimeoutNanos - 1)
         #expect(h.handle(.timerFired).sends.isEmpty)
     }
 
@@ -201,6 +201,25 @@ struct PollTests {
         #expect(h.scheduler.job(id)?.state == .succeeded)
     }
 
+    @Test("a request unanswered for the request timeout is aborted and counts as a failed poll")
+    func requestTimeout() {
+        var configuration = SchedulerConfiguration()
+        configuration.requestTimeoutNanos = 30 * second
+        var h = Harness(configuration: configuration)
+        let start = h.now.instant
+        let (id, effects) = h.poll(spec(maxFailures: 3))
+        #expect(h.armed == start.advanced(by: 30 * second))
+        let fired = h.fireAtArmedDeadline()
+        #expect(fired.aborts.map(\.1) == [effects.sends[0].attempt])
+        #expect(h.scheduler.job(id)?.poll?.failures == 1)
+        #expect(h.scheduler.job(id)?.poll?.lastError == "no answer within 30s")
+        // The interval has long passed, so the next request starts at once.
+        #expect(fired.sends.map(\.attempt) == [2])
+        // The late answer of the aborted request changes nothing.
+        #expect(h.answer(effects.sends[0], json: .remote(state: "done")).events.isEmpty)
+        #expect(h.scheduler.job(id)?.state == .active)
+    }
+
     @Test("the total time limit ends the job timed_out and aborts the request that is out")
     func timeoutAbortsInFlight() {
         var h = Harness()
@@ -332,5 +351,21 @@ struct PollTests {
         #expect(fired.sends.map(\.attempt) == [4])
         let more = restarted.answer(fired.sends[0], json: .remote(state: "running", progress: 40))
         #expect(more.events(.progress).isEmpty)
+    }
+}
+
+@Suite("Poll jobs and keys")
+struct PollKeyTests {
+    @Test("a new poll with the same key replaces the running one and aborts its request")
+    func replacementAborts() {
+        var h = Harness()
+        var first = spec(ephemeral: true)
+        first.key = "export"
+        let (oldID, _) = h.poll(first)
+        let (newID, effects) = h.poll(first)
+        #expect(effects.aborts.map(\.0) == [oldID])
+        #expect(effects.events(.cancelled).first?.replacedBy == newID.rawValue)
+        #expect(effects.sends.map(\.job) == [newID])
+        #expect(h.scheduler.job(oldID)?.state == .cancelled)
     }
 }

@@ -31,6 +31,13 @@ struct ConfigurationTests {
             max_retained = 10
             [socket]
             mode = "0600"
+            [http]
+            connect_timeout = "2s"
+            max_response_bytes = 4096
+            max_redirects = 0
+            [poll]
+            min_every = "1s"
+            max_failures = 9
             """, in: directory)
         let configuration = try ConfigurationLoader(
             file: file, environment: ["REQD_JOBS_RETENTION": "30m", "REQD_DAEMON_LOG_LEVEL": "error"],
@@ -40,6 +47,11 @@ struct ConfigurationTests {
         #expect(configuration.scheduler.retentionNanos == 30 * 60 * 1_000_000_000)
         #expect(configuration.scheduler.maxRetainedJobs == 10)
         #expect(configuration.socketMode == 0o600)
+        #expect(configuration.http.connectTimeoutNanos == 2_000_000_000)
+        #expect(configuration.http.maxResponseBytes == 4096)
+        #expect(configuration.http.maxRedirects == 0)
+        #expect(configuration.scheduler.minPollEveryNanos == 1_000_000_000)
+        #expect(configuration.scheduler.defaultMaxFailures == 9)
     }
 
     @Test("an invalid setting is an error that names the key", arguments: [
@@ -50,6 +62,9 @@ struct ConfigurationTests {
         ("[jobs]\nmax_actve = 5\n", "jobs.max_actve"),
         ("[countdown]\nmin_tick = \"1m\"\ndefault_tick = \"1s\"\n", "countdown.default_tick"),
         ("[socket]\npath = \"relative.sock\"\n", "socket.path"),
+        ("[http]\nrequest_timeout = \"0s\"\n", "http.request_timeout"),
+        ("[http]\nmax_response_bytes = 10\n", "http.max_response_bytes"),
+        ("[poll]\nmax_failures = 0\n", "poll.max_failures"),
     ])
     func invalidSettingNamesKey(text: String, key: String) {
         let directory = TemporaryDirectory()

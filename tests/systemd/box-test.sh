@@ -59,6 +59,21 @@ check "journal has the registration" grep -q "countdown registered" <<<"$story"
 check "journal has the expiry" grep -q "countdown expired" <<<"$story"
 check "journal entries carry JOB_KIND" box sh -c "journalctl -u reqd JOB_ID=$id JOB_KIND=countdown -o cat --no-pager | grep -q expired"
 
+# 3b. A poll job reaches an HTTP server on loopback through the unit's hardening, and its story
+# is in the journal too.
+box mkdir -p /var/opt/reqd/www
+box sh -c 'echo "{\"state\":\"done\",\"progress\":100}" > /var/opt/reqd/www/done.json'
+box systemd-run --quiet --unit=reqd-test-http --property=WorkingDirectory=/var/opt/reqd/www \
+  python3 -m http.server 18181 --bind 127.0.0.1
+for _ in $(seq 50); do box sh -c 'exec 3<>/dev/tcp/127.0.0.1/18181' 2>/dev/null && break; sleep 0.1; done
+poll_out=$(box "$client" register-poll http://127.0.0.1:18181/done.json --every 200ms --until '/state == "done"' \
+  --progress /progress --timeout 20s --wait 2>&1) && poll_status=0 || poll_status=$?
+echo "$poll_out" | sed 's/^/     /'
+check "register-poll --wait succeeded under the unit (exit $poll_status)" test "$poll_status" = 0
+poll_id=$(sed -n 's/^registered \(pl_[a-z0-9]*\).*/\1/p' <<<"$poll_out" | head -n1)
+check "journal has the poll's success under JOB_ID=$poll_id" box sh -c "journalctl -u reqd JOB_ID=$poll_id JOB_KIND=poll -o cat --no-pager | grep -q 'poll succeeded'"
+box systemctl stop reqd-test-http
+
 # 4. Reload: RELOADING=1 ... READY=1, configuration re-read.
 check "systemctl reload reqd" box systemctl reload reqd
 sleep 0.5

@@ -26,15 +26,18 @@ public struct Job: Sendable {
     public enum Work: Sendable {
         case countdown(Countdown)
         case poll(Poll)
+
+        /// The kind of job this work makes.
+        public var kind: JobKind {
+            switch self {
+            case .countdown: .countdown
+            case .poll: .poll
+            }
+        }
     }
 
     /// The job's kind.
-    public var kind: JobKind {
-        switch work {
-        case .countdown: .countdown
-        case .poll: .poll
-        }
-    }
+    public var kind: JobKind { work.kind }
 
     /// The countdown part, when this job is a countdown.
     public var countdown: Countdown? {

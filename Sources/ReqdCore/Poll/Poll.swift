@@ -24,6 +24,8 @@ public struct Poll: Sendable, Hashable {
     public var failures: Int = 0
     /// When the latest request started.
     public var lastStart: Instant?
+    /// When the request out now is given up as unanswered.
+    public var requestDeadline: Instant?
     /// When the next request starts, while none is out.
     public var nextStart: Instant
     /// The highest progress value reported.
@@ -53,12 +55,13 @@ public struct Poll: Sendable, Hashable {
     /// Whether answers must be parsed as JSON: for the condition or for progress.
     public var wantsJSON: Bool { condition.needsJSON || progressPointer != nil }
 
-    /// The next instant the poll needs the timer: its next start while idle, and its time limit.
+    /// The next instant the poll needs the timer: its next start while idle, the request timeout
+    /// while a request is out, and its time limit.
     public var nextFire: Instant? {
-        let start = inFlight ? nil : nextStart
-        switch (start, deadline) {
-        case (let start?, let deadline?): return min(start, deadline)
-        case (let start?, nil): return start
+        let own = inFlight ? requestDeadline : nextStart
+        switch (own, deadline) {
+        case (let own?, let deadline?): return min(own, deadline)
+        case (let own?, nil): return own
         case (nil, let deadline): return deadline
         }
     }

@@ -15,12 +15,8 @@ extension Scheduler {
         } catch {
             return .failure(error)
         }
-        var id = random.jobID(kind: .countdown)
-        while jobs[id] != nil { id = random.jobID(kind: .countdown) }
-        let job = Job(
-            id: id, owner: peer.uid, key: spec.key, scope: spec.scope, durable: !(spec.ephemeral ?? false),
-            createdAt: now.wall, state: .active, endedAt: nil, reason: nil, replacedBy: nil,
-            work: .countdown(countdown))
+        let job = newJob(
+            owner: peer.uid, key: spec.key, scope: spec.scope, ephemeral: spec.ephemeral, work: .countdown(countdown), at: now)
         return admit(job, connection: connection, requestID: requestID, follow: spec.follow ?? false, at: now, into: &effects)
     }
 

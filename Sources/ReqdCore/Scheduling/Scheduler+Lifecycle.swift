@@ -20,6 +20,17 @@ extension Scheduler {
         }
     }
 
+    /// A new active job with a fresh id of its kind, owned by the caller.
+    mutating func newJob(
+        owner: UInt32, key: String?, scope: String?, ephemeral: Bool?, work: Job.Work, at now: ClockReading
+    ) -> Job {
+        var id = random.jobID(kind: work.kind)
+        while jobs[id] != nil { id = random.jobID(kind: work.kind) }
+        return Job(
+            id: id, owner: owner, key: key, scope: scope, durable: !(ephemeral ?? false), createdAt: now.wall,
+            state: .active, endedAt: nil, reason: nil, replacedBy: nil, work: work)
+    }
+
     /// Starts a validated job now, or, when it is durable, writes it and starts it once committed.
     mutating func admit(
         _ job: Job, connection: ConnectionID, requestID: RequestID, follow: Bool, at now: ClockReading,

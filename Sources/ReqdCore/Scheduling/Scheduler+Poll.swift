@@ -15,11 +15,7 @@ extension Scheduler {
         } catch {
             return .failure(error)
         }
-        var id = random.jobID(kind: .poll)
-        while jobs[id] != nil { id = random.jobID(kind: .poll) }
-        let job = Job(
-            id: id, owner: peer.uid, key: spec.key, scope: spec.scope, durable: !(spec.ephemeral ?? false),
-            createdAt: now.wall, state: .active, endedAt: nil, reason: nil, replacedBy: nil, work: .poll(poll))
+        let job = newJob(owner: peer.uid, key: spec.key, scope: spec.scope, ephemeral: spec.ephemeral, work: .poll(poll), at: now)
         return admit(job, connection: connection, requestID: requestID, follow: spec.follow ?? false, at: now, into: &effects)
     }
 
@@ -39,8 +35,7 @@ extension Scheduler {
         if let text = spec.progress {
             guard let parsed = JSONPointer(text), !text.isEmpty else {
                 throw SchedulerError(
-                    .badCondition, "'progress' must be a JSON Pointer such as /progress, got '\(text.prefix(64))'",
-                    column: 1)
+                    .badCondition, "'progress' must be a JSON Pointer such as /progress, got '\(text.prefix(64))'")
             }
             pointer = parsed
         }
@@ -78,6 +73,7 @@ extension Scheduler {
         if startIfDue, !poll.inFlight, poll.nextStart <= now.instant, poll.deadline.map({ $0 > now.instant }) ?? true {
             poll.attempts += 1
             poll.lastStart = now.instant
+            poll.requestDeadline = now.instant.advanced(by: configuration.requestTimeoutNanos)
             job.poll = poll
             jobs[id] = job
             effects.append(
@@ -90,12 +86,18 @@ extension Scheduler {
         }
     }
 
-    /// Handles a poll's timer: the end of its time limit, or the start of its next request.
+    /// Handles a poll's timer: the end of its time limit, an unanswered request, or the start of its next request.
     mutating func firePoll(_ job: Job, _ poll: Poll, at now: ClockReading, into effects: inout [SchedulerEffect]) {
         if let deadline = poll.deadline, deadline <= now.instant {
             var ended = job
             ended.error = "the time limit of \(DurationText.format(nanoseconds: poll.timeout ?? 0)) ran out"
             finish(ended, as: .timedOut, reason: nil, replacedBy: nil, at: now, into: &effects)
+            return
+        }
+        if poll.inFlight, let requestDeadline = poll.requestDeadline, requestDeadline <= now.instant {
+            effects.append(.abort(job.id, attempt: poll.attempts))
+            let waited = DurationText.format(nanoseconds: configuration.requestTimeoutNanos)
+            pollFinished(job.id, attempt: poll.attempts, outcome: .failure("no answer within \(waited)"), at: now, into: &effects)
             return
         }
         schedulePoll(job.id, at: now, startIfDue: true, into: &effects)
@@ -108,6 +110,7 @@ extension Scheduler {
         guard var job = jobs[id], job.state == .active, var poll = job.poll, poll.inFlight, poll.attempts == attempt
         else { return }
         poll.polls += 1
+        poll.requestDeadline = nil
         let started = poll.lastStart ?? now.instant
         var answer: HTTPAnswer?
         var failure: String?

@@ -22,6 +22,11 @@ public struct SchedulerConfiguration: Sendable, Hashable {
     public var defaultMaxFailures: Int = 5
     /// The longest wait between failed polls (never shorter than the job's interval).
     public var maxPollBackoffNanos: Int64 = 300 * 1_000_000_000
+    /// How long a request may go unanswered before it is cancelled and counted as a failure.
+    ///
+    /// The scheduler keeps this timeout in its own heap, so thousands of requests waiting for a
+    /// pooled connection cost no timers in the HTTP client.
+    public var requestTimeoutNanos: Int64 = 30_000_000_000
     /// How much of a final answer's body a job keeps for `status`.
     public var resultBodyBytes: Int = 4096
     /// The largest request body a job may carry.

@@ -29,7 +29,7 @@ public struct Configuration: Sendable, Equatable {
         "socket.max_line_bytes", "socket.max_pending_bytes", "storage.state_directory", "jobs.max_active", "jobs.retention",
         "jobs.max_retained", "countdown.default_tick", "countdown.min_tick", "countdown.max_duration",
         "http.connect_timeout", "http.request_timeout", "http.max_response_bytes", "http.max_request_bytes",
-        "http.max_redirects", "http.max_connections_per_host", "poll.min_every", "poll.max_failures",
+        "http.max_redirects", "http.max_connections_per_host", "http.threads", "poll.min_every", "poll.max_failures",
         "poll.max_backoff", "poll.result_body_bytes",
     ]
 
@@ -102,7 +102,8 @@ public struct Configuration: Sendable, Equatable {
         case "http.connect_timeout":
             http.connectTimeoutNanos = try Self.duration(key, value)
         case "http.request_timeout":
-            http.requestTimeoutNanos = try Self.duration(key, value)
+            scheduler.requestTimeoutNanos = try Self.duration(key, value)
+            http.readTimeoutNanos = scheduler.requestTimeoutNanos
         case "http.max_response_bytes":
             http.maxResponseBytes = Int(try Self.integer(key, value, in: 1_024...(1 << 31)))
         case "http.max_request_bytes":
@@ -111,6 +112,8 @@ public struct Configuration: Sendable, Equatable {
             http.maxRedirects = Int(try Self.integer(key, value, in: 0...50))
         case "http.max_connections_per_host":
             http.maxConnectionsPerHost = Int(try Self.integer(key, value, in: 1...10_000))
+        case "http.threads":
+            http.threads = Int(try Self.integer(key, value, in: 1...64))
         case "poll.min_every":
             scheduler.minPollEveryNanos = try Self.duration(key, value)
         case "poll.max_failures":

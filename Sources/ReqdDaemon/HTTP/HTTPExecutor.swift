@@ -12,42 +12,89 @@ import Synchronization
 /// It holds no job state: it starts what it is told, reports each end through `onFinish`, and
 /// keeps only the handles it needs to cancel a request on the wire. Connections are pooled per
 /// host; TLS uses the system trust store.
+///
+/// At most `maxConnectionsPerHost` requests per host are handed to the client at once; the rest
+/// wait here in a plain FIFO. Queued inside the client, each would cost a timer and its
+/// bookkeeping, which with thousands of poll jobs on one host costs more than the requests.
 public final class HTTPExecutor: Sendable {
     private struct Attempt: Hashable {
         var job: JobID
         var attempt: UInt32
     }
 
+    /// Requests per host: how many the client has, and which wait their turn.
+    private struct HostQueue {
+        var running = 0
+        var waiting = CircularBuffer<HTTPSend>()
+    }
+
+    private enum Slot {
+        case waiting(host: Substring)
+        case running(HTTPClient.Task<HTTPClient.Response>)
+    }
+
+    private struct State {
+        var slots: [Attempt: Slot] = [:]
+        var hosts: [Substring: HostQueue] = [:]
+    }
+
     private let client: HTTPClient
     private let group: MultiThreadedEventLoopGroup
     private let settings: HTTPSettings
-    private let inFlight = Mutex<[Attempt: HTTPClient.Task<HTTPClient.Response>]>([:])
+    private let state = Mutex(State())
     private let onFinish: @Sendable (JobID, UInt32, HTTPOutcome) -> Void
 
     /// Creates the client and its event loops.
     ///
     /// - Parameter onFinish: called from an event loop when a request ends, however it ends.
-    public init(settings: HTTPSettings, threads: Int, onFinish: @escaping @Sendable (JobID, UInt32, HTTPOutcome) -> Void) {
+    public init(settings: HTTPSettings, onFinish: @escaping @Sendable (JobID, UInt32, HTTPOutcome) -> Void) {
         self.settings = settings
         self.onFinish = onFinish
-        group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, threads))
+        group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, settings.threads))
         var pool = HTTPClient.Configuration.ConnectionPool(
             idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: settings.maxConnectionsPerHost)
         pool.retryConnectionEstablishment = false
         var configuration = HTTPClient.Configuration(
             tlsConfiguration: nil,
             redirectConfiguration: settings.maxRedirects > 0 ? .follow(max: settings.maxRedirects, allowCycles: false) : .disallow,
-            timeout: .init(connect: .nanoseconds(settings.connectTimeoutNanos), read: .nanoseconds(settings.requestTimeoutNanos)),
+            timeout: .init(connect: .nanoseconds(settings.connectTimeoutNanos), read: .nanoseconds(settings.readTimeoutNanos)),
             connectionPool: pool, decompression: .disabled)
         configuration.httpVersion = .automatic
         client = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: configuration)
     }
 
-    /// Number of requests out now, for tests and benchmarks.
-    public var inFlightCount: Int { inFlight.withLock { $0.count } }
+    /// Number of requests out or waiting now, for tests and benchmarks.
+    public var inFlightCount: Int { state.withLock { $0.slots.count } }
 
-    /// Starts a request; its end is reported through `onFinish` unless it is aborted first.
+    /// Starts a request (or queues it behind its host's others); its end is reported through
+    /// `onFinish` unless it is aborted first.
     public func execute(_ send: HTTPSend) {
+        let host = Self.hostKey(send.request.url)
+        let key = Attempt(job: send.job, attempt: send.attempt)
+        let limit = settings.maxConnectionsPerHost
+        let startNow = state.withLock { state -> Bool in
+            // Mutated in place: a copy of the queue would copy its whole buffer.
+            if state.hosts[host, default: HostQueue()].running < limit {
+                state.hosts[host, default: HostQueue()].running += 1
+                return true
+            }
+            state.hosts[host, default: HostQueue()].waiting.append(send)
+            state.slots[key] = .waiting(host: host)
+            return false
+        }
+        if startNow { start(send, host: host) }
+    }
+
+    /// The part of a URL that names its connection pool: scheme, host and port.
+    private static func hostKey(_ url: String) -> Substring {
+        guard let separator = url.firstRange(of: "://") else { return url[...] }
+        let rest = url[separator.upperBound...]
+        let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
+        return url[..<end]
+    }
+
+    /// Hands a request to the client; on its end, reports it and starts the host's next one.
+    private func start(_ send: HTTPSend, host: Substring) {
         let request: HTTPClient.Request
         do {
             var headers = HTTPHeaders()
@@ -56,17 +103,20 @@ public final class HTTPExecutor: Sendable {
                 url: send.request.url, method: HTTPMethod(rawValue: send.request.method), headers: headers,
                 body: send.request.body.map { .bytes($0) })
         } catch {
+            finished(host: host)
             onFinish(send.job, send.attempt, .failure(Self.describe(error, settings: settings)))
             return
         }
         let key = Attempt(job: send.job, attempt: send.attempt)
+        // No per-request deadline here: the scheduler times requests out from its own heap and
+        // aborts them. A deadline per request would put one timer per queued request in NIO.
         let task = client.execute(
-            request: request, delegate: ResponseAccumulator(request: request, maxBodySize: settings.maxResponseBytes),
-            deadline: .now() + .nanoseconds(settings.requestTimeoutNanos))
-        inFlight.withLock { $0[key] = task }
+            request: request, delegate: ResponseAccumulator(request: request, maxBodySize: settings.maxResponseBytes))
+        state.withLock { $0.slots[key] = .running(task) }
         let parseJSON = send.parseJSON
         task.futureResult.whenComplete { result in
-            let wanted = self.inFlight.withLock { $0.removeValue(forKey: key) } != nil
+            let wanted = self.state.withLock { $0.slots.removeValue(forKey: key) } != nil
+            self.finished(host: host)
             guard wanted else { return }
             switch result {
             case .success(let response):
@@ -77,19 +127,34 @@ public final class HTTPExecutor: Sendable {
         }
     }
 
-    /// Cancels a request on the wire: its connection is closed and its end is not reported.
+    /// Frees a host's slot and starts the next request waiting for it, if any.
+    private func finished(host: Substring) {
+        let next = state.withLock { state -> HTTPSend? in
+            guard state.hosts[host] != nil else { return nil }
+            // Skip requests aborted while they waited.
+            while let send = state.hosts[host]?.waiting.popFirst() {
+                if state.slots[Attempt(job: send.job, attempt: send.attempt)] != nil { return send }
+            }
+            state.hosts[host]?.running -= 1
+            if state.hosts[host]?.running == 0 { state.hosts[host] = nil }
+            return nil
+        }
+        if let next { start(next, host: host) }
+    }
+
+    /// Cancels a request: on the wire when it is out, from the queue when it waits. Its end is not reported.
     public func abort(job: JobID, attempt: UInt32) {
-        let task = inFlight.withLock { $0.removeValue(forKey: Attempt(job: job, attempt: attempt)) }
-        task?.cancel()
+        let slot = state.withLock { $0.slots.removeValue(forKey: Attempt(job: job, attempt: attempt)) }
+        if case .running(let task) = slot { task.cancel() }
     }
 
     /// Cancels everything still out and closes the pool.
     public func shutdown() {
-        let tasks = inFlight.withLock { tasks in
-            defer { tasks.removeAll() }
-            return Array(tasks.values)
+        let slots = state.withLock { state in
+            defer { state = State() }
+            return Array(state.slots.values)
         }
-        for task in tasks { task.cancel() }
+        for case .running(let task) in slots { task.cancel() }
         try? client.syncShutdown()
         try? group.syncShutdownGracefully()
     }
@@ -113,7 +178,7 @@ public final class HTTPExecutor: Sendable {
         if let client = error as? HTTPClientError {
             switch client {
             case .deadlineExceeded, .readTimeout:
-                return "no answer within \(DurationText.format(nanoseconds: settings.requestTimeoutNanos))"
+                return "nothing read for \(DurationText.format(nanoseconds: settings.readTimeoutNanos))"
             case .connectTimeout:
                 return "could not connect within \(DurationText.format(nanoseconds: settings.connectTimeoutNanos))"
             case .remoteConnectionClosed:

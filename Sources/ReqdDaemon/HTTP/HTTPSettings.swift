@@ -2,14 +2,21 @@
 public struct HTTPSettings: Sendable, Hashable {
     /// How long a connection may take to open.
     public var connectTimeoutNanos: Int64 = 10_000_000_000
-    /// How long one request may take from start to the end of its answer.
-    public var requestTimeoutNanos: Int64 = 30_000_000_000
+    /// How long a connection may sit without reading anything while a request waits on it.
+    ///
+    /// The whole-request timeout (`http.request_timeout`) is the scheduler's; this is the client's
+    /// idle-read guard, set to the same value.
+    public var readTimeoutNanos: Int64 = 30_000_000_000
     /// The largest response body accepted; a larger one fails the request.
     public var maxResponseBytes: Int = 1 << 20
     /// Redirects followed per request; 0 follows none (the 3xx is the answer).
     public var maxRedirects: Int = 5
-    /// Connections kept open to one host at most (a soft limit of the pool).
+    /// Connections kept open to one host at most (a soft limit of the pool), and requests handed
+    /// to the client per host at once.
     public var maxConnectionsPerHost: Int = 64
+    /// Event-loop threads of the HTTP client. One measured faster than two on 2 cores
+    /// (BENCHMARKS.md): requests and their completions stay on one thread.
+    public var threads: Int = 1
 
     /// The defaults.
     public init() {}

@@ -85,7 +85,15 @@ struct RegisterPoll: ParsableCommand {
                 maxPolls: maxPolls, maxFailures: maxFailures, key: key, scope: scope, ephemeral: ephemeral ? true : nil,
                 follow: follow ? true : nil)
             let connection = try global.connect()
-            let result = try connection.call(.registerPoll(spec), as: RegisterResult.self)
+            let result: RegisterResult
+            do {
+                result = try connection.call(.registerPoll(spec), as: RegisterResult.self)
+            } catch var failure as ClientFailure {
+                if let column = failure.wire?.column, column >= 1 {
+                    failure.message += "\n  \(until)\n  \(String(repeating: " ", count: column - 1))^"
+                }
+                throw failure
+            }
             let renderer = EventRenderer(json: global.json)
             if global.json {
                 Output.json(result)

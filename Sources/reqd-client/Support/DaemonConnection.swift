@@ -108,7 +108,8 @@ final class DaemonConnection {
         let envelope = try decoder.decode(ResponseEnvelope<T>.self, from: Data(line))
         if envelope.ok, let result = envelope.result { return result }
         let error = envelope.error ?? WireError(.internal, "the daemon sent an empty reply")
-        throw ClientFailure(message: "\(error.code.rawValue): \(error.message)", status: ExitStatus.forError(error.code))
+        throw ClientFailure(
+            message: "\(error.code.rawValue): \(error.message)", status: ExitStatus.forError(error.code), wire: error)
     }
 
     /// Sends a request and waits for its result.

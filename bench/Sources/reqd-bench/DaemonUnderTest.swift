@@ -6,7 +6,7 @@ final class DaemonUnderTest {
     let directory: String
     let socket: String
 
-    init(binary: String) throws {
+    init(binary: String, extraArguments: [String] = []) throws {
         var template = Array("/tmp/reqd-bench-XXXXXX".utf8CString)
         directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
         socket = directory + "/reqd.sock"
@@ -14,7 +14,7 @@ final class DaemonUnderTest {
         process.arguments = [
             "--socket", socket, "--state-dir", directory + "/state", "--log-level", "warning", "--log-target", "stderr",
             "--set", "jobs.max_retained=2000000", "--set", "jobs.max_active=5000000",
-        ]
+        ] + extraArguments
         try process.run()
         for _ in 0..<300 {
             if (try? BenchSocket(path: socket)) != nil { return }

@@ -2,9 +2,11 @@ import Foundation
 import Synchronization
 
 // reqd-bench: drives a real reqd over its socket and reports registration throughput, expiry
-// lateness and memory. Every loop is bounded in count and time; all traffic stays on a Unix socket.
+// lateness and memory, or poll throughput against a local HTTP server. Every loop is bounded in
+// count and time; socket traffic stays on a Unix socket and HTTP traffic on loopback.
 //
-//   reqd-bench [--reqd PATH] [--quick]
+//   reqd-bench [--reqd PATH] [--quick]                     countdowns (bench/countdown)
+//   reqd-bench poll --url URL [--jobs N] [--every-ms M] [--seconds S] [--ephemeral]   poll jobs (bench/poll)
 
 let arguments = CommandLine.arguments
 func option(_ name: String) -> String? {
@@ -59,8 +61,17 @@ func registrationRate(socket: String, clients: Int, perClient: Int, durable: Boo
     return Double(completed.withLock { $0.reduce(0, +) }) / elapsed
 }
 
-/// Pipelined registrations on a few connections, for filling the daemon quickly.
+/// Pipelined countdown registrations on a few connections, for filling the daemon quickly.
 func fill(socket: String, count: Int, connections: Int, prefix: String, body: (Int) -> String) throws {
+    try pipeline(socket: socket, count: count, connections: connections) { index, connection, sequence in
+        "\"op\":\"register-countdown\",\"key\":\"\(prefix)\(connection)-\(sequence)\",\(body(index))"
+    }
+}
+
+/// Pipelined requests on a few connections, at most 2,000 unanswered per connection; every reply must be ok.
+///
+/// `fields(index, connection, sequence)` gives the request's fields after its `id`.
+func pipeline(socket: String, count: Int, connections: Int, fields: (Int, Int, Int) -> String) throws {
     let window = 2_000
     let group = DispatchGroup()
     let failure = Mutex<String?>(nil)
@@ -85,7 +96,7 @@ func fill(socket: String, count: Int, connections: Int, prefix: String, body: (I
         var batch: [UInt8] = []
         for index in 0..<share {
             slots.wait()
-            batch += line("{\"id\":\(index),\"op\":\"register-countdown\",\"key\":\"\(prefix)\(c)-\(index)\",\(body(index * connections + c))}")
+            batch += line("{\"id\":\(index),\(fields(index * connections + c, c, index))}")
             if batch.count > 32_768 || index == share - 1 {
                 try connection.write(batch)
                 batch.removeAll(keepingCapacity: true)
@@ -108,70 +119,78 @@ func rfc3339(_ seconds: Double) -> String {
         parts.tm_min, parts.tm_sec, millis)
 }
 
-do {
-    print("reqd-bench: \(reqdPath)\(quick ? " (quick)" : "")")
-    let scale = quick ? 10 : 1
+/// The foundation's benchmark: registrations/s, expiry lateness, memory.
+func countdownBench() {
+    do {
+        print("reqd-bench: \(reqdPath)\(quick ? " (quick)" : "")")
+        let scale = quick ? 10 : 1
 
-    // 1. Registrations per second.
-    var daemon = try DaemonUnderTest(binary: reqdPath)
-    print("\n## Registrations per second (round trip: each client waits for each reply)\n")
-    print("| clients | durable (ack after commit) | ephemeral |")
-    print("|---|---|---|")
-    for clients in [1, 50] {
-        let durable = try registrationRate(
-            socket: daemon.socket, clients: clients, perClient: (clients == 1 ? 5_000 : 1_000) / scale, durable: true, timeLimit: 20)
-        let ephemeral = try registrationRate(
-            socket: daemon.socket, clients: clients, perClient: (clients == 1 ? 20_000 : 2_000) / scale, durable: false, timeLimit: 20)
-        print("| \(clients) | \(Int(durable))/s | \(Int(ephemeral))/s |")
-    }
-    daemon.stop()
-
-    // 2. Expiry lateness: 100,000 countdowns whose deadlines are spread over 10 s.
-    daemon = try DaemonUnderTest(binary: reqdPath)
-    let count = 100_000 / scale
-    let spreadStart = wallNow() + 12
-    try fill(socket: daemon.socket, count: count, connections: 4, prefix: "late") { index in
-        "\"until\":\"\(rfc3339(spreadStart + 10 * Double(index) / Double(count)))\",\"tick_ms\":3600000,\"ephemeral\":true"
-    }
-    let filledAfter = wallNow() - (spreadStart - 12)
-    while wallNow() < spreadStart + 10.5 { usleep(100_000) }
-    let lister = try BenchSocket(path: daemon.socket)
-    try lister.write(line("{\"id\":1,\"op\":\"list\",\"state\":\"expired\",\"limit\":100000}"))
-    let reply = try lister.readLine()
-    guard let object = try JSONSerialization.jsonObject(with: Data(reply)) as? [String: Any],
-        let jobs = (object["result"] as? [String: Any])?["jobs"] as? [[String: Any]]
-    else { throw BenchError("list failed") }
-    let lateness = jobs.compactMap { $0["late_by_ms"] as? Double }.sorted()
-    print("\n## Expiry lateness, \(count) countdowns spread over 10 s (registered in \(String(format: "%.1f", filledAfter)) s)\n")
-    print("| expired | p50 | p99 | max |")
-    print("|---|---|---|---|")
-    print(String(format: "| %d | %.3f ms | %.3f ms | %.3f ms |", lateness.count, percentile(lateness, 0.5), percentile(lateness, 0.99), lateness.last ?? .nan))
-    daemon.stop()
-
-    // 3. Memory with 100,000 and 1,000,000 active countdowns.
-    daemon = try DaemonUnderTest(binary: reqdPath)
-    usleep(200_000)
-    let baseline = daemon.residentBytes
-    print("\n## Daemon RSS with active countdowns (ephemeral, 1 h, unwatched)\n")
-    print("| countdowns | RSS | per countdown above idle |")
-    print("|---|---|---|")
-    print("| 0 | \(baseline / 1_048_576) MiB | - |")
-    var registered = 0
-    for target in [100_000 / scale, 1_000_000 / scale] {
-        let start = now()
-        try fill(socket: daemon.socket, count: target - registered, connections: 4, prefix: "m\(target)-") { _ in
-            "\"duration_ms\":3600000,\"ephemeral\":true"
+        // 1. Registrations per second.
+        var daemon = try DaemonUnderTest(binary: reqdPath)
+        print("\n## Registrations per second (round trip: each client waits for each reply)\n")
+        print("| clients | durable (ack after commit) | ephemeral |")
+        print("|---|---|---|")
+        for clients in [1, 50] {
+            let durable = try registrationRate(
+                socket: daemon.socket, clients: clients, perClient: (clients == 1 ? 5_000 : 1_000) / scale, durable: true, timeLimit: 20)
+            let ephemeral = try registrationRate(
+                socket: daemon.socket, clients: clients, perClient: (clients == 1 ? 20_000 : 2_000) / scale, durable: false, timeLimit: 20)
+            print("| \(clients) | \(Int(durable))/s | \(Int(ephemeral))/s |")
         }
-        let elapsed = now() - start
-        let added = target - registered
-        registered = target
-        usleep(300_000)
-        let rss = daemon.residentBytes
-        print("| \(target) | \(rss / 1_048_576) MiB | \((rss - baseline) / target) B ")
-        print("  (pipelined fill rate: \(Int(Double(added) / elapsed)) registrations/s)")
+        daemon.stop()
+
+        // 2. Expiry lateness: 100,000 countdowns whose deadlines are spread over 10 s.
+        daemon = try DaemonUnderTest(binary: reqdPath)
+        let count = 100_000 / scale
+        let spreadStart = wallNow() + 12
+        try fill(socket: daemon.socket, count: count, connections: 4, prefix: "late") { index in
+            "\"until\":\"\(rfc3339(spreadStart + 10 * Double(index) / Double(count)))\",\"tick_ms\":3600000,\"ephemeral\":true"
+        }
+        let filledAfter = wallNow() - (spreadStart - 12)
+        while wallNow() < spreadStart + 10.5 { usleep(100_000) }
+        let lister = try BenchSocket(path: daemon.socket)
+        try lister.write(line("{\"id\":1,\"op\":\"list\",\"state\":\"expired\",\"limit\":100000}"))
+        let reply = try lister.readLine()
+        guard let object = try JSONSerialization.jsonObject(with: Data(reply)) as? [String: Any],
+            let jobs = (object["result"] as? [String: Any])?["jobs"] as? [[String: Any]]
+        else { throw BenchError("list failed") }
+        let lateness = jobs.compactMap { $0["late_by_ms"] as? Double }.sorted()
+        print("\n## Expiry lateness, \(count) countdowns spread over 10 s (registered in \(String(format: "%.1f", filledAfter)) s)\n")
+        print("| expired | p50 | p99 | max |")
+        print("|---|---|---|---|")
+        print(String(format: "| %d | %.3f ms | %.3f ms | %.3f ms |", lateness.count, percentile(lateness, 0.5), percentile(lateness, 0.99), lateness.last ?? .nan))
+        daemon.stop()
+
+        // 3. Memory with 100,000 and 1,000,000 active countdowns.
+        daemon = try DaemonUnderTest(binary: reqdPath)
+        usleep(200_000)
+        let baseline = daemon.residentBytes
+        print("\n## Daemon RSS with active countdowns (ephemeral, 1 h, unwatched)\n")
+        print("| countdowns | RSS | per countdown above idle |")
+        print("|---|---|---|")
+        print("| 0 | \(baseline / 1_048_576) MiB | - |")
+        var registered = 0
+        for target in [100_000 / scale, 1_000_000 / scale] {
+            let start = now()
+            try fill(socket: daemon.socket, count: target - registered, connections: 4, prefix: "m\(target)-") { _ in
+                "\"duration_ms\":3600000,\"ephemeral\":true"
+            }
+            let elapsed = now() - start
+            let added = target - registered
+            registered = target
+            usleep(300_000)
+            let rss = daemon.residentBytes
+            print("| \(target) | \(rss / 1_048_576) MiB | \((rss - baseline) / target) B ")
+            print("  (pipelined fill rate: \(Int(Double(added) / elapsed)) registrations/s)")
+        }
+        daemon.stop()
+    } catch {
+        FileHandle.standardError.write(Data("reqd-bench: \(error)\n".utf8))
+        exit(1)
     }
-    daemon.stop()
-} catch {
-    FileHandle.standardError.write(Data("reqd-bench: \(error)\n".utf8))
-    exit(1)
+}
+
+switch arguments.dropFirst().first {
+case "poll": pollBench()
+default: countdownBench()
 }
