@@ -181,7 +181,6 @@ public final class SchedulerLoop: @unchecked Sendable {
     private func apply(_ effects: [SchedulerEffect], at now: ClockReading) {
         var outputs: [ConnectionID: [OutboundMessage]] = [:]
         var batch = StoreBatch()
-        var sends: [HTTPSend] = []
         for effect in effects {
             switch effect {
             case .arm(let instant):
@@ -201,7 +200,12 @@ public final class SchedulerLoop: @unchecked Sendable {
             case .commitBarrier(let token):
                 batch.barriers.append(token)
             case .send(let send):
-                sends.append(send)
+                // In order with aborts, so an abort in the same turn finds its request.
+                if let executor {
+                    executor.execute(send)
+                } else {
+                    submit(.httpFinished(send.job, attempt: send.attempt, .failure("no HTTP executor")))
+                }
             case .abort(let job, let attempt):
                 logger.debug("request aborted", metadata: ["job.id": "\(job)", "job.attempt": "\(attempt)"])
                 executor?.abort(job: job, attempt: attempt)
@@ -218,11 +222,6 @@ public final class SchedulerLoop: @unchecked Sendable {
         }
         for (connection, messages) in outputs {
             sinks[connection]?.send(messages)
-        }
-        if let executor {
-            for send in sends { executor.execute(send) }
-        } else {
-            for send in sends { submit(.httpFinished(send.job, attempt: send.attempt, .failure("no HTTP executor"))) }
         }
         publishStatus(at: now)
         rearm(at: now)
