@@ -268,12 +268,11 @@ struct PollTests {
     @Test("cancelling a poll aborts its request on the wire; a stale completion is ignored")
     func cancelAborts() {
         var h = Harness()
-        let (id, effects) = h.poll(spec(ephemeral: true))
+        let (id, _) = h.poll(spec(ephemeral: true))
         let cancelled = h.request(.cancel(JobSelector(job: id.rawValue)))
         #expect(cancelled.aborts.map(\.0) == [id])
         #expect(h.handle(.httpFinished(id, attempt: 1, .failure("cancelled"))).events.isEmpty)
         #expect(h.handle(.httpFinished(id, attempt: 9, .failure("x"))).events.isEmpty)
-        _ = effects
     }
 
     @Test("bad URLs get bad_url, bad conditions get bad_condition with the column, and nothing is created")

@@ -9,16 +9,13 @@ public enum HTTPOutcome: Sendable, Hashable {
 /// An HTTP answer, with its body already cut to the executor's limit.
 public struct HTTPAnswer: Sendable, Hashable {
     public var status: Int
-    /// Header fields, as received.
-    public var headers: [HTTPHeader]
     public var body: [UInt8]
     /// The body parsed as JSON, when the request asked for that and it parsed.
     public var json: JSONValue?
 
     /// Creates an `HTTPAnswer` from its parts.
-    public init(status: Int, headers: [HTTPHeader] = [], body: [UInt8] = [], json: JSONValue? = nil) {
+    public init(status: Int, body: [UInt8] = [], json: JSONValue? = nil) {
         self.status = status
-        self.headers = headers
         self.body = body
         self.json = json
     }

@@ -63,9 +63,6 @@ public final class HTTPExecutor: Sendable {
         client = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: configuration)
     }
 
-    /// Number of requests out or waiting now, for tests and benchmarks.
-    public var inFlightCount: Int { state.withLock { $0.slots.count } }
-
     /// Starts a request (or queues it behind its host's others); its end is reported through
     /// `onFinish` unless it is aborted first.
     public func execute(_ send: HTTPSend) {
@@ -165,9 +162,7 @@ public final class HTTPExecutor: Sendable {
         if parseJSON, !body.isEmpty {
             json = try? JSONDecoder().decode(JSONValue.self, from: Data(body))
         }
-        return HTTPAnswer(
-            status: Int(response.status.code), headers: response.headers.map { HTTPHeader(name: $0.name, value: $0.value) },
-            body: body, json: json)
+        return HTTPAnswer(status: Int(response.status.code), body: body, json: json)
     }
 
     /// Words for a failed request; never the request's headers or body.

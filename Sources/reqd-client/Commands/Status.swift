@@ -44,10 +44,7 @@ struct Status: ParsableCommand {
             rows.append(("every", DurationText.format(nanoseconds: poll.everyMs * 1_000_000)))
             rows.append(("until", poll.until))
             if let pointer = poll.progressPointer { rows.append(("progress at", pointer)) }
-            if let progress = poll.progress {
-                rows.append(
-                    ("progress", (0...100).contains(progress) ? EventRenderer.percent(progress) : EventRenderer.number(progress)))
-            }
+            if let progress = poll.progress { rows.append(("progress", EventRenderer.progressText(progress))) }
             if let timeout = poll.timeoutMs {
                 rows.append(("timeout", DurationText.format(nanoseconds: timeout * 1_000_000) + (poll.deadline.map { " (at \($0.rfc3339))" } ?? "")))
             }

@@ -91,7 +91,7 @@ final class EventRenderer {
             var parts = ["polls=\(event.polls ?? 0)"]
             if let status = event.status { parts.append("status=\(status)") }
             if let progress = event.progress {
-                parts.append("progress=" + ((0...100).contains(progress) ? percent(progress) : number(progress)))
+                parts.append("progress=" + progressText(progress))
             }
             if let error = event.error { parts.append("error=\"\(error)\"") }
             return parts.joined(separator: " ")
@@ -116,6 +116,11 @@ final class EventRenderer {
     }
 
     static func pollURL(_ poll: PollInfo) -> String { "\(poll.method) \(poll.url)" }
+
+    /// A progress value as the user reads it: a percentage when it is in 0 to 100, else the raw number.
+    static func progressText(_ value: Double) -> String {
+        (0...100).contains(value) ? percent(value) : number(value)
+    }
 
     static func percent(_ value: Double) -> String {
         value == value.rounded() ? "\(Int(value))%" : String(format: "%.1f%%", value)

@@ -32,11 +32,6 @@ public final class RemoteJobSimulation: Sendable {
         }
     }
 
-    /// A random number below `bound`, from the same seeded stream.
-    public func random(below bound: UInt64) -> UInt64 {
-        state.withLock { Self.next(&$0.random) % bound }
-    }
-
     private static func next(_ state: inout UInt64) -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
