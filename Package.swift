@@ -69,7 +69,10 @@ let package = Package(
         .executableTarget(
             name: "reqd-bench",
             dependencies: [
-                "ReqdProtocol",
+                "ReqdProtocol", "ReqdCore", "ReqdDaemon",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "bench/Sources/reqd-bench"

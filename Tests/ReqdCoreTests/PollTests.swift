@@ -325,10 +325,8 @@ struct PollTests {
 
         var latest: [String: JobRecord] = [:]
         for change in h.persisted {
-            switch change {
-            case .insert(let record), .update(let record): latest[record.id] = record
-            case .delete(let key): latest[key] = nil
-            }
+            if case .insert(let record) = change { latest[record.id] = record }
+            if latest[change.jobID]?.apply(change) == false { latest[change.jobID] = nil }
         }
         // The daemon is down for one second, then a fresh scheduler restores the rows.
         h.advance(1 * second)

@@ -1,5 +1,5 @@
 import Foundation
-import ReqdCore
+@testable import ReqdCore
 import ReqdProtocol
 import Synchronization
 import Testing
@@ -81,5 +81,71 @@ struct JobStoreTests {
         } throws: { error in
             (error as? StorageError)?.code == .unsupportedVersion
         }
+    }
+
+    private func pollRecord(_ id: String, polls: Int) -> JobRecord {
+        var record = record(id, key: nil)
+        record.kind = .poll
+        record.deadline = nil
+        record.tickNanos = nil
+        record.detail.poll = PollRecord(
+            settings: PollSettings(
+                request: HTTPRequestSpec(method: "GET", url: "http://127.0.0.1:1/x"), everyNanos: 1_000_000_000,
+                condition: "/state == \"done\"", progressPointer: "/progress", timeoutNanos: nil, deadline: nil, maxPolls: nil,
+                maxFailures: 5),
+            counters: PollCounters(polls: polls, failures: 0, progress: nil, lastStatus: nil, lastError: nil, lastStart: nil))
+        return record
+    }
+
+    @Test("a poll's counters are updated in place and read back over its stored detail")
+    func pollCounters() throws {
+        let directory = TemporaryDirectory()
+        let store = try JobStore(directory: directory.path) { _, _ in }
+        let counters = PollCounters(
+            polls: 7, failures: 2, progress: 41.5, lastStatus: 503, lastError: "the server answered 503",
+            lastStart: WallTime(nanosecondsSinceEpoch: 123_456_789))
+        var batch = StoreBatch()
+        batch.changes = [.insert(pollRecord("pl_a", polls: 0)), .pollCounters("pl_a", counters)]
+        store.submit(batch)
+        store.close()
+        let reopened = try JobStore(directory: directory.path) { _, _ in }
+        var expected = pollRecord("pl_a", polls: 0)
+        expected.detail.poll?.counters = counters
+        #expect(try reopened.loadAll() == [expected])
+
+        // A full update afterwards writes the columns too, so they never hold older counters than the detail.
+        var ended = pollRecord("pl_a", polls: 9)
+        ended.state = .succeeded
+        batch.changes = [.update(ended)]
+        reopened.submit(batch)
+        reopened.flush()
+        #expect(try reopened.loadAll() == [ended])
+    }
+
+    @Test("a version-2 file with a poll migrates and keeps the counters of its detail")
+    func pollFromVersion2() throws {
+        let directory = TemporaryDirectory()
+        do {
+            let database = try SQLiteDatabase(path: directory.path + "/reqd.sqlite3")
+            for step in 0..<2 { try database.execute(StoreSchema.migrations[step]) }
+            try database.execute("PRAGMA user_version = 2")
+            // The detail exactly as version 2 wrote it: settings and counters in one flat object.
+            let detail = """
+                {"poll":{"request":{"method":"GET","url":"http://127.0.0.1:1/x","headers":[]},"every_ns":1000000000,
+                "condition":"/state == \\"done\\"","progress_pointer":"/progress","max_failures":5,"polls":12,"failures":1,
+                "progress":40,"last_status":200,"last_start":"1970-01-01T00:00:00.000000005Z"}}
+                """
+            try database.run(
+                "INSERT INTO jobs (id, owner, kind, state, created_ns, detail) VALUES ('pl_old', 1000, 'poll', 'active', 1000, ?1)",
+                [.text(detail)])
+        }
+        let store = try JobStore(directory: directory.path) { _, _ in }
+        let rows = try store.loadAll()
+        var expected = pollRecord("pl_old", polls: 12).detail.poll
+        expected?.counters.failures = 1
+        expected?.counters.progress = 40
+        expected?.counters.lastStatus = 200
+        expected?.counters.lastStart = WallTime(nanosecondsSinceEpoch: 5)
+        #expect(rows.map(\.detail.poll) == [expected])
     }
 }

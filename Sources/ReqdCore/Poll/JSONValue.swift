@@ -1,5 +1,5 @@
 /// A JSON value, as a poll condition sees a response body.
-public enum JSONValue: Sendable, Hashable, Decodable {
+public enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)
     case number(Double)
@@ -7,20 +7,9 @@ public enum JSONValue: Sendable, Hashable, Decodable {
     case array([JSONValue])
     case object([String: JSONValue])
 
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if container.decodeNil() {
-            self = .null
-        } else if let value = try? container.decode(Bool.self) {
-            self = .bool(value)
-        } else if let value = try? container.decode(Double.self) {
-            self = .number(value)
-        } else if let value = try? container.decode(String.self) {
-            self = .string(value)
-        } else if let value = try? container.decode([JSONValue].self) {
-            self = .array(value)
-        } else {
-            self = .object(try container.decode([String: JSONValue].self))
-        }
+    /// Parses a JSON document from its UTF-8 bytes; nil when it is not JSON.
+    public init?(json bytes: [UInt8]) {
+        guard let value = try? JSONParser.document(bytes) else { return nil }
+        self = value
     }
 }

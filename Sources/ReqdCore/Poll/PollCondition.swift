@@ -6,7 +6,7 @@
 ///     clause     := POINTER OP LITERAL | "status" OP INTEGER | "status" "in" INTEGER ".." INTEGER
 ///     OP         := "==" | "!=" | "<" | "<=" | ">" | ">="
 ///     POINTER    := an RFC 6901 JSON Pointer ("/a/b", "/items/0"); it ends at white space or an operator
-///     LITERAL    := a JSON literal: "string", number, true, false or null
+///     LITERAL    := a JSON value: "string", number, true, false, null, an array or an object
 ///
 /// A pointer that names nothing makes its clause false, whatever the operator. `==` and `!=`
 /// compare JSON values (numbers by value); the ordering operators compare numbers with numbers

@@ -69,64 +69,17 @@ struct PollConditionParser {
         return value
     }
 
+    /// A JSON value, read by the same parser as response bodies; columns count characters.
     private mutating func literal() throws(PollConditionError) -> JSONValue {
-        guard index < characters.count else { throw error("expected a JSON value") }
-        for (word, value) in [("true", JSONValue.bool(true)), ("false", .bool(false)), ("null", .null)] where peekWord(word) {
-            index += word.count
+        let rest = Array(String(characters[index...]).utf8)
+        func characterCount(_ byteCount: Int) -> Int { String(decoding: rest[..<byteCount], as: UTF8.self).count }
+        do {
+            let (value, end) = try JSONParser.prefix(rest, from: 0)
+            index += characterCount(end)
             return value
+        } catch {
+            throw PollConditionError(column: index + characterCount(error.offset) + 1, error.message)
         }
-        if characters[index] == "\"" { return .string(try string()) }
-        let start = index
-        if index < characters.count, characters[index] == "-" { index += 1 }
-        while index < characters.count, characters[index].isASCII,
-            characters[index].isNumber || ".eE+-".contains(characters[index])
-        {
-            index += 1
-        }
-        let text = String(characters[start..<index])
-        guard !text.isEmpty, text != "-", let number = Double(text), number.isFinite else {
-            index = start
-            throw error("expected a JSON value: a \"string\", a number, true, false or null")
-        }
-        return .number(number)
-    }
-
-    private mutating func string() throws(PollConditionError) -> String {
-        let start = index
-        index += 1
-        var result = ""
-        while index < characters.count {
-            let character = characters[index]
-            index += 1
-            switch character {
-            case "\"":
-                return result
-            case "\\":
-                guard index < characters.count else { break }
-                let escaped = characters[index]
-                index += 1
-                switch escaped {
-                case "\"", "\\", "/": result.append(escaped)
-                case "n": result.append("\n")
-                case "t": result.append("\t")
-                case "r": result.append("\r")
-                case "b": result.append("\u{8}")
-                case "f": result.append("\u{C}")
-                case "u":
-                    guard index + 4 <= characters.count,
-                        let code = UInt32(String(characters[index..<(index + 4)]), radix: 16),
-                        let scalar = Unicode.Scalar(code)
-                    else { throw PollConditionError(column: index - 1, "bad \\u escape") }
-                    result.unicodeScalars.append(scalar)
-                    index += 4
-                default:
-                    throw PollConditionError(column: index - 1, "unknown escape '\\\(escaped)'")
-                }
-            default:
-                result.append(character)
-            }
-        }
-        throw PollConditionError(column: start + 1, "the string is not closed with '\"'")
     }
 
     private mutating func skipSpaces() {

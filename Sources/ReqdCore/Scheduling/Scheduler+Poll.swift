@@ -170,7 +170,7 @@ extension Scheduler {
             job.error = "the condition did not hold within \(maxPolls) polls"
             finish(job, as: .timedOut, reason: nil, replacedBy: nil, at: now, into: &effects)
         } else {
-            if job.durable { effects.append(.persist(.update(record(of: job, at: now)))) }
+            if job.durable { effects.append(.persist(.pollCounters(id.rawValue, PollCounters(poll, at: now)))) }
             schedulePoll(id, at: now, startIfDue: true, into: &effects)
         }
     }

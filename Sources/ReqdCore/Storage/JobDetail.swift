@@ -20,8 +20,32 @@ public struct JobDetail: Sendable, Hashable, Codable {
     public var isEmpty: Bool { poll == nil && result == nil && error == nil }
 }
 
-/// A poll job as stored: its settings, its counters, and its times on the wall clock.
+/// A poll job as stored: its settings, written once, and its counters, updated after every answer.
+///
+/// Both encode into one flat JSON object, the `detail` column's format since schema version 2.
 public struct PollRecord: Sendable, Hashable, Codable {
+    public var settings: PollSettings
+    public var counters: PollCounters
+
+    /// Creates a `PollRecord` from its parts.
+    public init(settings: PollSettings, counters: PollCounters) {
+        self.settings = settings
+        self.counters = counters
+    }
+
+    public init(from decoder: any Decoder) throws {
+        settings = try PollSettings(from: decoder)
+        counters = try PollCounters(from: decoder)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try settings.encode(to: encoder)
+        try counters.encode(to: encoder)
+    }
+}
+
+/// What a stored poll was registered with, and its time limit on the wall clock.
+public struct PollSettings: Sendable, Hashable, Codable {
     public var request: HTTPRequestSpec
     public var everyNanos: Int64
     public var condition: String
@@ -30,13 +54,6 @@ public struct PollRecord: Sendable, Hashable, Codable {
     public var deadline: WallTime?
     public var maxPolls: Int?
     public var maxFailures: Int
-    public var polls: Int
-    public var failures: Int
-    public var progress: Double?
-    public var lastStatus: Int?
-    public var lastError: String?
-    /// When the last answered request started.
-    public var lastStart: WallTime?
 
     enum CodingKeys: String, CodingKey {
         case request
@@ -47,10 +64,6 @@ public struct PollRecord: Sendable, Hashable, Codable {
         case deadline
         case maxPolls = "max_polls"
         case maxFailures = "max_failures"
-        case polls, failures, progress
-        case lastStatus = "last_status"
-        case lastError = "last_error"
-        case lastStart = "last_start"
     }
 }
 
@@ -58,33 +71,34 @@ extension PollRecord {
     /// The stored form of a poll, with its boot-time instants projected onto the wall clock.
     init(_ poll: Poll, at now: ClockReading) {
         self.init(
-            request: poll.request, everyNanos: poll.every, condition: poll.condition.source,
-            progressPointer: poll.progressPointer?.description, timeoutNanos: poll.timeout,
-            deadline: poll.deadline.map(now.wall(at:)), maxPolls: poll.maxPolls, maxFailures: poll.maxFailures,
-            polls: poll.polls, failures: poll.failures, progress: poll.progress, lastStatus: poll.lastStatus,
-            lastError: poll.lastError, lastStart: poll.inFlight ? nil : poll.lastStart.map(now.wall(at:)))
+            settings: PollSettings(
+                request: poll.request, everyNanos: poll.every, condition: poll.condition.source,
+                progressPointer: poll.progressPointer?.description, timeoutNanos: poll.timeout,
+                deadline: poll.deadline.map(now.wall(at:)), maxPolls: poll.maxPolls, maxFailures: poll.maxFailures),
+            counters: PollCounters(poll, at: now))
     }
 
     /// The poll as it resumes: counters kept, and the next request where the interval (or the
     /// failure backoff) puts it, or now when that has passed. A request that was out when the
     /// daemon stopped is not counted; it is simply sent again.
     func resumed(at now: ClockReading, maxBackoff: Int64) -> Poll? {
-        guard let condition = try? PollCondition(parsing: condition), everyNanos > 0, maxFailures > 0 else { return nil }
+        guard let condition = try? PollCondition(parsing: settings.condition), settings.everyNanos > 0, settings.maxFailures > 0
+        else { return nil }
         var poll = Poll(
-            request: request, every: everyNanos, condition: condition,
-            progressPointer: progressPointer.flatMap(JSONPointer.init), timeout: timeoutNanos,
-            deadline: deadline.map(now.instant(at:)), maxPolls: maxPolls, maxFailures: maxFailures,
+            request: settings.request, every: settings.everyNanos, condition: condition,
+            progressPointer: settings.progressPointer.flatMap(JSONPointer.init), timeout: settings.timeoutNanos,
+            deadline: settings.deadline.map(now.instant(at:)), maxPolls: settings.maxPolls, maxFailures: settings.maxFailures,
             firstStart: now.instant)
-        poll.polls = polls
-        poll.attempts = UInt32(clamping: polls)
-        poll.failures = failures
-        poll.progress = progress
-        poll.lastStatus = lastStatus
-        poll.lastError = lastError
-        if let lastStart {
+        poll.polls = counters.polls
+        poll.attempts = UInt32(clamping: counters.polls)
+        poll.failures = counters.failures
+        poll.progress = counters.progress
+        poll.lastStatus = counters.lastStatus
+        poll.lastError = counters.lastError
+        if let lastStart = counters.lastStart {
             let start = now.instant(at: lastStart)
             poll.lastStart = start
-            let wait = failures > 0 ? poll.backoff(cap: maxBackoff) : everyNanos
+            let wait = counters.failures > 0 ? poll.backoff(cap: maxBackoff) : settings.everyNanos
             poll.nextStart = max(start.advanced(by: wait), now.instant)
         }
         return poll

@@ -49,8 +49,20 @@ public enum StoreChange: Sendable, Hashable {
     case insert(JobRecord)
     /// Replace a job's row with its new state.
     case update(JobRecord)
+    /// Update an active poll's counters after an answer, leaving the rest of its row as it is.
+    case pollCounters(String, PollCounters)
     /// Remove a job's row (its retention has passed).
     case delete(String)
+}
+
+extension StoreChange {
+    /// The id of the job the change is for.
+    public var jobID: String {
+        switch self {
+        case .insert(let record), .update(let record): record.id
+        case .pollCounters(let id, _), .delete(let id): id
+        }
+    }
 }
 
 /// A number that ties a commit barrier to its completion.

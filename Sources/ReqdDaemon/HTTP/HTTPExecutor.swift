@@ -158,10 +158,7 @@ public final class HTTPExecutor: Sendable {
 
     private static func answer(_ response: HTTPClient.Response, parseJSON: Bool) -> HTTPAnswer {
         let body = response.body.map { Array($0.readableBytesView) } ?? []
-        var json: JSONValue?
-        if parseJSON, !body.isEmpty {
-            json = try? JSONDecoder().decode(JSONValue.self, from: Data(body))
-        }
+        let json = parseJSON && !body.isEmpty ? JSONValue(json: body) : nil
         return HTTPAnswer(status: Int(response.status.code), body: body, json: json)
     }
 

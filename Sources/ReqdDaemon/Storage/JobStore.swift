@@ -55,21 +55,28 @@ public final class JobStore: @unchecked Sendable {
                 try database.run(
                     """
                     SELECT id, owner, kind, state, key, scope, created_ns, ended_ns, reason, replaced_by,
-                           deadline_ns, tick_ns, late_by_ns, detail FROM jobs
+                           deadline_ns, tick_ns, late_by_ns, detail,
+                           polls, failures, progress, last_status, last_error, last_start_ns FROM jobs
                     """, []
                 ) { row in
                     guard let id = row.text(0), let kind = row.text(2).flatMap(JobKind.init(rawValue:)),
                         let state = row.text(3).flatMap(JobState.init(rawValue:))
                     else { return }
-                    records.append(
-                        JobRecord(
-                            id: id, owner: UInt32(truncatingIfNeeded: row.integer(1) ?? 0), kind: kind, state: state,
-                            key: row.text(4), scope: row.text(5),
-                            createdAt: WallTime(nanosecondsSinceEpoch: row.integer(6) ?? 0),
-                            endedAt: row.integer(7).map(WallTime.init(nanosecondsSinceEpoch:)),
-                            reason: row.text(8).flatMap(CancelReason.init(rawValue:)), replacedBy: row.text(9),
-                            deadline: row.integer(10).map(WallTime.init(nanosecondsSinceEpoch:)), tickNanos: row.integer(11),
-                            lateByNanos: row.integer(12), detail: Self.decodeDetail(row.text(13))))
+                    var record = JobRecord(
+                        id: id, owner: UInt32(truncatingIfNeeded: row.integer(1) ?? 0), kind: kind, state: state,
+                        key: row.text(4), scope: row.text(5),
+                        createdAt: WallTime(nanosecondsSinceEpoch: row.integer(6) ?? 0),
+                        endedAt: row.integer(7).map(WallTime.init(nanosecondsSinceEpoch:)),
+                        reason: row.text(8).flatMap(CancelReason.init(rawValue:)), replacedBy: row.text(9),
+                        deadline: row.integer(10).map(WallTime.init(nanosecondsSinceEpoch:)), tickNanos: row.integer(11),
+                        lateByNanos: row.integer(12), detail: Self.decodeDetail(row.text(13)))
+                    if let polls = row.integer(14), let failures = row.integer(15) {
+                        record.detail.poll?.counters = PollCounters(
+                            polls: Int(polls), failures: Int(failures), progress: row.real(16),
+                            lastStatus: row.integer(17).map { Int($0) }, lastError: row.text(18),
+                            lastStart: row.integer(19).map(WallTime.init(nanosecondsSinceEpoch:)))
+                    }
+                    records.append(record)
                 }
             } catch {
                 return .failure(error)
@@ -142,6 +149,13 @@ public final class JobStore: @unchecked Sendable {
                 try save(record)
             case .update(let record):
                 try save(record)
+            case .pollCounters(let id, let counters):
+                try database.run(
+                    """
+                    UPDATE jobs SET polls = ?2, failures = ?3, progress = ?4, last_status = ?5, last_error = ?6,
+                                    last_start_ns = ?7
+                    WHERE id = ?1
+                    """, [.text(id)] + Self.values(counters))
             case .delete(let id):
                 try database.run("DELETE FROM jobs WHERE id = ?1", [.text(id)])
             }
@@ -153,8 +167,9 @@ public final class JobStore: @unchecked Sendable {
         try database.run(
             """
             INSERT OR REPLACE INTO jobs (id, owner, kind, state, key, scope, created_ns, ended_ns, reason,
-                                         replaced_by, deadline_ns, tick_ns, late_by_ns, detail)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+                                         replaced_by, deadline_ns, tick_ns, late_by_ns, detail,
+                                         polls, failures, progress, last_status, last_error, last_start_ns)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)
             """,
             [
                 .text(record.id), .integer(Int64(record.owner)), .text(record.kind.rawValue), .text(record.state.rawValue),
@@ -162,7 +177,15 @@ public final class JobStore: @unchecked Sendable {
                 .init(record.endedAt?.nanosecondsSinceEpoch), .init(record.reason?.rawValue), .init(record.replacedBy),
                 .init(record.deadline?.nanosecondsSinceEpoch), .init(record.tickNanos), .init(record.lateByNanos),
                 .init(try encodeDetail(record.detail)),
-            ])
+            ] + (record.detail.poll.map { Self.values($0.counters) } ?? Array(repeating: .null, count: 6)))
+    }
+
+    /// A poll's counters as the six column values `polls` … `last_start_ns`.
+    private static func values(_ counters: PollCounters) -> [SQLiteDatabase.Value] {
+        [
+            .init(counters.polls), .init(counters.failures), .init(counters.progress), .init(counters.lastStatus),
+            .init(counters.lastError), .init(counters.lastStart?.nanosecondsSinceEpoch),
+        ]
     }
 
     private func encodeDetail(_ detail: JobDetail) throws(StorageError) -> String? {
@@ -181,18 +204,18 @@ public final class JobStore: @unchecked Sendable {
         return detail
     }
 
-    /// The changes with only the last one for each job kept, in the order of those last ones.
+    /// The changes folded to one per job, in the order of each job's last change: the last one,
+    /// with counters merged into a full update that came before them.
     private static func latestPerJob(_ changes: [StoreChange]) -> [StoreChange] {
-        var seen = Set<String>()
-        var kept: [StoreChange] = []
-        for change in changes.reversed() {
-            let id: String
-            switch change {
-            case .insert(let record), .update(let record): id = record.id
-            case .delete(let deleted): id = deleted
+        var merged: [String: (order: Int, change: StoreChange)] = [:]
+        for (order, change) in changes.enumerated() {
+            var latest = change
+            if case .update(var record)? = merged[change.jobID]?.change, case .pollCounters = change {
+                _ = record.apply(change)
+                latest = .update(record)
             }
-            if seen.insert(id).inserted { kept.append(change) }
+            merged[change.jobID] = (order, latest)
         }
-        return kept.reversed()
+        return merged.values.sorted { $0.order < $1.order }.map(\.change)
     }
 }

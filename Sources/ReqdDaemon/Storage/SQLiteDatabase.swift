@@ -45,10 +45,13 @@ final class SQLiteDatabase {
     /// A value bound to a statement parameter.
     enum Value {
         case integer(Int64)
+        case real(Double)
         case text(String)
         case null
 
         init(_ value: Int64?) { self = value.map(Value.integer) ?? .null }
+        init(_ value: Int?) { self = value.map { Value.integer(Int64($0)) } ?? .null }
+        init(_ value: Double?) { self = value.map(Value.real) ?? .null }
         init(_ value: String?) { self = value.map(Value.text) ?? .null }
     }
 
@@ -63,6 +66,7 @@ final class SQLiteDatabase {
             let index = Int32(offset + 1)
             switch value {
             case .integer(let number): sqlite3_bind_int64(statement, index, number)
+            case .real(let number): sqlite3_bind_double(statement, index, number)
             case .text(let text): sqlite3_bind_text(statement, index, text, -1, Self.transient)
             case .null: sqlite3_bind_null(statement, index)
             }
@@ -104,6 +108,10 @@ final class SQLiteDatabase {
 
         func integer(_ column: Int32) -> Int64? {
             sqlite3_column_type(statement, column) == SQLITE_NULL ? nil : sqlite3_column_int64(statement, column)
+        }
+
+        func real(_ column: Int32) -> Double? {
+            sqlite3_column_type(statement, column) == SQLITE_NULL ? nil : sqlite3_column_double(statement, column)
         }
 
         func text(_ column: Int32) -> String? {

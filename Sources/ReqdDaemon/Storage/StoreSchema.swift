@@ -24,6 +24,16 @@ enum StoreSchema {
         """
         ALTER TABLE jobs ADD COLUMN detail TEXT;
         """,
+        // Version 3: a poll's counters in columns of their own, updated in place after each answer.
+        // Where they are NULL (rows written by version 2) the counters in `detail` hold.
+        """
+        ALTER TABLE jobs ADD COLUMN polls INTEGER;
+        ALTER TABLE jobs ADD COLUMN failures INTEGER;
+        ALTER TABLE jobs ADD COLUMN progress REAL;
+        ALTER TABLE jobs ADD COLUMN last_status INTEGER;
+        ALTER TABLE jobs ADD COLUMN last_error TEXT;
+        ALTER TABLE jobs ADD COLUMN last_start_ns INTEGER;
+        """,
     ]
 
     /// The version a fully migrated file has.

@@ -7,6 +7,7 @@ import Synchronization
 //
 //   reqd-bench [--reqd PATH] [--quick]                     countdowns (bench/countdown)
 //   reqd-bench poll --url URL [--jobs N] [--every-ms M] [--seconds S] [--ephemeral]   poll jobs (bench/poll)
+//   reqd-bench client --url URL [--connections N] [--seconds S]   the HTTP client alone (bench/poll)
 
 let arguments = CommandLine.arguments
 func option(_ name: String) -> String? {
@@ -192,5 +193,6 @@ func countdownBench() {
 
 switch arguments.dropFirst().first {
 case "poll": pollBench()
+case "client": clientCeilingBench()
 default: countdownBench()
 }
