@@ -12,12 +12,15 @@ public struct HTTPAnswer: Sendable, Hashable {
     public var body: [UInt8]
     /// The body parsed as JSON, when the request asked for that and it parsed.
     public var json: JSONValue?
+    /// The response headers, when the request asked to keep them.
+    public var headers: [HTTPHeader]?
 
     /// Creates an `HTTPAnswer` from its parts.
-    public init(status: Int, body: [UInt8] = [], json: JSONValue? = nil) {
+    public init(status: Int, body: [UInt8] = [], json: JSONValue? = nil, headers: [HTTPHeader]? = nil) {
         self.status = status
         self.body = body
         self.json = json
+        self.headers = headers
     }
 }
 
@@ -30,12 +33,15 @@ public struct HTTPSend: Sendable, Hashable {
     public var request: HTTPRequestSpec
     /// Whether to parse the body as JSON before reporting it.
     public var parseJSON: Bool
+    /// Whether to report the response headers; poll jobs do not need them, request jobs keep them.
+    public var keepHeaders: Bool
 
     /// Creates an `HTTPSend` from its parts.
-    public init(job: JobID, attempt: UInt32, request: HTTPRequestSpec, parseJSON: Bool) {
+    public init(job: JobID, attempt: UInt32, request: HTTPRequestSpec, parseJSON: Bool, keepHeaders: Bool = false) {
         self.job = job
         self.attempt = attempt
         self.request = request
         self.parseJSON = parseJSON
+        self.keepHeaders = keepHeaders
     }
 }

@@ -37,4 +37,45 @@ enum RequestURL {
             guard let number = Int(port), (1...65535).contains(number) else { throw refuse("the port is not 1 to 65535") }
         }
     }
+
+    /// The URL as the dedupe fingerprint sees it: scheme and host in lower case, no default port,
+    /// an empty path as `/`, query parameters sorted, no fragment (it never reaches the server).
+    /// `url` must have passed `validate`.
+    static func normalized(_ url: String) -> String {
+        guard let separator = url.firstRange(of: "://") else { return url }
+        let scheme = url[..<separator.lowerBound].lowercased()
+        var rest = url[separator.upperBound...]
+        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
+        let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
+        var authority = rest[..<authorityEnd]
+        var userinfo: Substring = ""
+        if let at = authority.lastIndex(of: "@") {
+            userinfo = authority[...at]
+            authority = authority[authority.index(after: at)...]
+        }
+        var hostPort = authority.lowercased()
+        for defaultPort in [("http", ":80"), ("https", ":443")] where scheme == defaultPort.0 && hostPort.hasSuffix(defaultPort.1) {
+            hostPort.removeLast(defaultPort.1.count)
+        }
+        let pathAndQuery = rest[authorityEnd...]
+        let queryStart = pathAndQuery.firstIndex(of: "?")
+        let path = queryStart.map { pathAndQuery[..<$0] } ?? pathAndQuery
+        var normalized = scheme + "://" + userinfo + hostPort + (path.isEmpty ? "/" : path)
+        if let queryStart {
+            let parameters = pathAndQuery[pathAndQuery.index(after: queryStart)...].split(separator: "&", omittingEmptySubsequences: true)
+            if !parameters.isEmpty {
+                let sorted = parameters.enumerated().sorted { lhs, rhs in
+                    let (a, b) = (Self.name(lhs.element), Self.name(rhs.element))
+                    return a != b ? a < b : lhs.offset < rhs.offset
+                }
+                normalized += "?" + sorted.map(\.element).joined(separator: "&")
+            }
+        }
+        return normalized
+    }
+
+    /// A query parameter's name: the part before `=`.
+    private static func name(_ parameter: Substring) -> Substring {
+        parameter.firstIndex(of: "=").map { parameter[..<$0] } ?? parameter
+    }
 }

@@ -10,6 +10,8 @@ public struct Job: Sendable {
     public var scope: String?
     /// Whether the job is in the store.
     public let durable: Bool
+    /// The connection the job is bound to: when it closes, the job is cancelled. Never stored.
+    public var boundTo: ConnectionID? = nil
     public let createdAt: WallTime
     public var state: JobState
     public var endedAt: WallTime?
@@ -26,13 +28,24 @@ public struct Job: Sendable {
     public enum Work: Sendable {
         case countdown(Countdown)
         case poll(Poll)
+        case request(Delivery)
 
         /// The kind of job this work makes.
         public var kind: JobKind {
             switch self {
             case .countdown: .countdown
             case .poll: .poll
+            case .request: .request
             }
+        }
+    }
+
+    /// The attempt out on the wire now, if any, for aborting it.
+    public var inFlightAttempt: UInt32? {
+        switch work {
+        case .countdown: nil
+        case .poll(let poll): poll.inFlight ? poll.attempts : nil
+        case .request(let delivery): delivery.inFlight ? delivery.attempts : nil
         }
     }
 
@@ -47,6 +60,17 @@ public struct Job: Sendable {
         }
         set {
             if let newValue { work = .countdown(newValue) }
+        }
+    }
+
+    /// The request part, when this job is a request job.
+    public var delivery: Delivery? {
+        get {
+            if case .request(let value) = work { return value }
+            return nil
+        }
+        set {
+            if let newValue { work = .request(newValue) }
         }
     }
 
@@ -70,6 +94,10 @@ public struct Countdown: Sendable, Hashable {
     public var tick: Int64
     /// How late the expiry was handled, once it has expired.
     public var lateBy: Int64?
+    /// The request to send as a job of its own at expiry: its request and retry policy.
+    public var onExpire: Box<Delivery>? = nil
+    /// The request job the expiry started.
+    public var spawned: JobID? = nil
 }
 
 /// A client connection as the scheduler knows it.

@@ -19,6 +19,7 @@ extension JobKind {
         switch self {
         case .countdown: "cd_"
         case .poll: "pl_"
+        case .request: "rq_"
         }
     }
 }

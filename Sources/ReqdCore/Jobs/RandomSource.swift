@@ -18,6 +18,9 @@ public struct RandomSource: Sendable {
         return z ^ (z >> 31)
     }
 
+    /// A uniform number in [0, 1), for jitter.
+    public mutating func unit() -> Double { Double(next() >> 11) / Double(UInt64(1) << 53) }
+
     private static let alphabet = Array("0123456789abcdefghjkmnpqrstvwxyz".utf8)
 
     /// A fresh job id for `kind`: its prefix and ten base-32 characters (50 random bits).

@@ -6,17 +6,20 @@ extension Scheduler {
         _ spec: CountdownSpec, peer: Peer, connection: ConnectionID, requestID: RequestID, at now: ClockReading,
         into effects: inout [SchedulerEffect]
     ) -> Result<ReplyBody, SchedulerError>? {
-        let countdown: Countdown
+        var countdown: Countdown
         do {
-            try validateName("key", spec.key)
-            if let scope = spec.scope { try validateName("scope", scope) }
+            try validateRegistration(key: spec.key, scope: spec.scope, ephemeral: spec.ephemeral, bindConnection: spec.bindConnection)
             countdown = try makeCountdown(spec, at: now)
+            if let onExpire = spec.onExpire {
+                countdown.onExpire = Box(try makeDelivery(onExpire, field: "on_expire.", firstAttempt: countdown.deadline))
+            }
             try checkCapacity()
         } catch {
             return .failure(error)
         }
         let job = newJob(
-            owner: peer.uid, key: spec.key, scope: spec.scope, ephemeral: spec.ephemeral, work: .countdown(countdown), at: now)
+            owner: peer.uid, key: spec.key, scope: spec.scope, ephemeral: spec.ephemeral,
+            bindTo: spec.bindConnection == true ? connection : nil, work: .countdown(countdown), at: now)
         return admit(job, connection: connection, requestID: requestID, follow: spec.follow ?? false, at: now, into: &effects)
     }
 
@@ -86,7 +89,24 @@ extension Scheduler {
         if remaining <= 0 {
             var expired = job
             expired.countdown?.lateBy = -remaining
+            var spawned: Job?
+            if let template = countdown.onExpire?.value {
+                var delivery = template
+                delivery.parent = job.id
+                delivery.nextAttempt = now.instant
+                spawned = newJob(
+                    owner: job.owner, key: nil, scope: job.scope, ephemeral: !job.durable, work: .request(delivery), at: now)
+                expired.countdown?.spawned = spawned?.id
+            }
             finish(expired, as: .expired, reason: nil, replacedBy: nil, at: now, into: &effects)
+            if let spawned {
+                // Written in the same transaction as the expiry, so it exists exactly when the expiry does.
+                if spawned.durable {
+                    stage(spawned, .spawn(spawned), at: now, into: &effects)
+                } else {
+                    _ = activate(spawned, follower: nil, at: now, into: &effects)
+                }
+            }
             return
         }
         let recipients = recipients(of: job)

@@ -12,6 +12,18 @@ extension Scheduler {
         }
     }
 
+    /// Validates what every registration may carry: its key, its scope, and whether it is bound to
+    /// its connection. A bound job is never stored (a restart closes every connection), so binding
+    /// a job that asks to be durable is a conflict.
+    func validateRegistration(key: String?, scope: String?, ephemeral: Bool?, bindConnection: Bool?) throws(SchedulerError) {
+        if let key { try validateName("key", key) }
+        if let scope { try validateName("scope", scope) }
+        if bindConnection == true, ephemeral == false {
+            throw SchedulerError(
+                .conflictingFields, "a job bound to its connection is never stored; drop 'ephemeral: false' or 'bind_connection'")
+        }
+    }
+
     /// Refuses new work when the daemon is stopping or full.
     func checkCapacity() throws(SchedulerError) {
         if shuttingDown { throw SchedulerError(.shuttingDown, "the daemon is stopping") }
@@ -20,15 +32,16 @@ extension Scheduler {
         }
     }
 
-    /// A new active job with a fresh id of its kind, owned by the caller.
+    /// A new active job with a fresh id of its kind, owned by the caller; bound to `bindTo` when given.
     mutating func newJob(
-        owner: UInt32, key: String?, scope: String?, ephemeral: Bool?, work: Job.Work, at now: ClockReading
+        owner: UInt32, key: String?, scope: String?, ephemeral: Bool?, bindTo: ConnectionID? = nil, work: Job.Work,
+        at now: ClockReading
     ) -> Job {
         var id = random.jobID(kind: work.kind)
-        while jobs[id] != nil { id = random.jobID(kind: work.kind) }
+        while jobs[id] != nil || staged[id] != nil { id = random.jobID(kind: work.kind) }
         return Job(
-            id: id, owner: owner, key: key, scope: scope, durable: !(ephemeral ?? false), createdAt: now.wall,
-            state: .active, endedAt: nil, reason: nil, replacedBy: nil, work: work)
+            id: id, owner: owner, key: key, scope: scope, durable: !(ephemeral ?? false) && bindTo == nil, boundTo: bindTo,
+            createdAt: now.wall, state: .active, endedAt: nil, reason: nil, replacedBy: nil, work: work)
     }
 
     /// Starts a validated job now, or, when it is durable, writes it and starts it once committed.
@@ -36,21 +49,27 @@ extension Scheduler {
         _ job: Job, connection: ConnectionID, requestID: RequestID, follow: Bool, at now: ClockReading,
         into effects: inout [SchedulerEffect]
     ) -> Result<ReplyBody, SchedulerError>? {
+        let follower = follow ? Recipient(connection: connection, watch: requestID) : nil
         guard job.durable else {
-            return .success(activate(job, connection: connection, requestID: requestID, follow: follow, at: now, into: &effects))
+            return .success(activate(job, follower: follower, at: now, into: &effects))
         }
-        let token = nextCommitToken()
-        pendingCommits[token] = .registration(job, connection, requestID, follow: follow)
-        stagedCount += 1
-        effects.append(.persist(.insert(record(of: job, at: now))))
-        effects.append(.commitBarrier(token))
+        stage(job, .registration(job, connection, requestID, follow: follow), at: now, into: &effects)
         return nil
     }
 
+    /// Writes a durable job and holds it until the store has committed it; `pending` says what then.
+    mutating func stage(_ job: Job, _ pending: PendingCommit, at now: ClockReading, into effects: inout [SchedulerEffect]) {
+        let token = nextCommitToken()
+        pendingCommits[token] = pending
+        staged[job.id] = job
+        effects.append(.persist(.insert(record(of: job, at: now))))
+        effects.append(.commitBarrier(token))
+    }
+
     /// Makes a job live: it replaces the active job with its key, joins the indexes and the timer heap.
+    /// `follower`, when given, receives its events from the first one on.
     mutating func activate(
-        _ job: Job, connection: ConnectionID, requestID: RequestID, follow: Bool, at now: ClockReading,
-        into effects: inout [SchedulerEffect]
+        _ job: Job, follower: Recipient?, at now: ClockReading, into effects: inout [SchedulerEffect]
     ) -> ReplyBody {
         var replaced: JobID?
         if let key = job.key, let previous = activeByKey[OwnedKey(owner: job.owner, key: key)], let old = jobs[previous] {
@@ -60,12 +79,13 @@ extension Scheduler {
         jobs[job.id] = job
         if let key = job.key { activeByKey[OwnedKey(owner: job.owner, key: key)] = job.id }
         if let scope = job.scope { activeByScope[scope, default: []].insert(job.id) }
+        if let connection = job.boundTo { connections[connection]?.boundJobs.insert(job.id) }
         adjustCount(owner: job.owner, kind: job.kind, state: .active, by: 1)
         var registered = makeEvent(.registered, job, at: now)
         registered.remainingMs = job.countdown.map { Instant.roundedMilliseconds($0.deadline.nanoseconds(since: now.instant)) }
         effects.append(.deliver(registered, to: recipients(of: job)))
-        if follow, connections[connection] != nil {
-            addJobWatcher(job.id, connection: connection, tag: requestID)
+        if let follower, connections[follower.connection] != nil {
+            addJobWatcher(job.id, connection: follower.connection, tag: follower.watch)
         }
         schedule(job, at: now, startIfDue: true, into: &effects)
         return .registered(RegisterResult(job: info(job, at: now), replaced: replaced?.rawValue))
@@ -83,9 +103,11 @@ extension Scheduler {
         ended.endedAt = now.wall
         jobs[job.id] = ended
         timers.remove(.job(job.id))
-        if let poll = job.poll, poll.inFlight {
-            effects.append(.abort(job.id, attempt: poll.attempts))
+        if let attempt = job.inFlightAttempt {
+            effects.append(.abort(job.id, attempt: attempt))
         }
+        if state == .cancelled { forgetDedupe(job.id) }
+        if let connection = job.boundTo { connections[connection]?.boundJobs.remove(job.id) }
         if let key = job.key, activeByKey[OwnedKey(owner: job.owner, key: key)] == job.id {
             activeByKey[OwnedKey(owner: job.owner, key: key)] = nil
         }
@@ -98,6 +120,7 @@ extension Scheduler {
 
         var event = makeEvent(JobEventType(ending: state) ?? .cancelled, ended, at: now)
         event.lateByMs = ended.countdown?.lateBy.map { Double($0) / 1e6 }
+        event.spawned = ended.countdown?.spawned?.rawValue
         event.error = ended.error
         event.status = ended.result?.status
         effects.append(.deliver(event, to: recipients(of: ended)))
@@ -173,6 +196,9 @@ extension Scheduler {
             event.polls = poll.polls
             event.failures = poll.failures
             event.progress = poll.progress
+        }
+        if let delivery = job.delivery {
+            event.attempt = Int(delivery.attempts)
         }
         return event
     }

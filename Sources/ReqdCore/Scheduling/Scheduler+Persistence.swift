@@ -8,7 +8,10 @@ extension Scheduler {
             createdAt: job.createdAt, endedAt: job.endedAt, reason: job.reason, replacedBy: job.replacedBy?.rawValue,
             deadline: job.countdown.map { now.wall(at: $0.deadline) }, tickNanos: job.countdown?.tick,
             lateByNanos: job.countdown?.lateBy,
-            detail: JobDetail(poll: job.poll.map { PollRecord($0, at: now) }, result: job.result, error: job.error))
+            detail: JobDetail(
+                poll: job.poll.map { PollRecord($0, at: now) }, request: job.delivery.map { DeliveryRecord($0, at: now) },
+                onExpire: job.countdown?.onExpire.map { DeliverySettings($0.value) },
+                spawned: job.countdown?.spawned?.rawValue, result: job.result, error: job.error))
     }
 
     /// Finishes what waited for a commit: starts staged jobs and sends held replies, or refuses them.
@@ -18,16 +21,35 @@ extension Scheduler {
         guard let pending = pendingCommits.removeValue(forKey: token) else { return }
         switch pending {
         case .registration(let job, let connection, let requestID, let follow):
-            stagedCount -= 1
+            staged[job.id] = nil
             if let failure {
+                forgetDedupe(job.id)
                 effects.append(
                     .reply(
                         connection, requestID,
                         .failure(SchedulerError(.storageUnavailable, "the job was not stored, so it was not accepted: \(failure)"))))
             } else {
-                let body = activate(job, connection: connection, requestID: requestID, follow: follow, at: now, into: &effects)
+                let follower = follow ? Recipient(connection: connection, watch: requestID) : nil
+                let body = activate(job, follower: follower, at: now, into: &effects)
                 effects.append(.reply(connection, requestID, .success(body)))
             }
+        case .spawn(let job):
+            // Started even when the write failed: a request sent without a row can only be sent
+            // again after a restart (the countdown expires again), never lost.
+            staged[job.id] = nil
+            if let failure { effects.append(.debug(job.id, "the request job was not stored: \(failure)")) }
+            _ = activate(job, follower: nil, at: now, into: &effects)
+        case .duplicate(let connection, let requestID, let id, let follow):
+            guard failure == nil, let job = jobs[id] else {
+                effects.append(
+                    .reply(
+                        connection, requestID,
+                        .failure(
+                            SchedulerError(
+                                .storageUnavailable, "the identical request this one repeats was not stored: \(failure ?? "")"))))
+                return
+            }
+            effects.append(.reply(connection, requestID, .success(duplicateReply(job, connection, requestID, follow: follow, at: now))))
         case .reply(let connection, let requestID, let result):
             if let failure {
                 effects.append(
@@ -55,11 +77,19 @@ extension Scheduler {
             switch record.kind {
             case .countdown:
                 guard let deadline = record.deadline, let tick = record.tickNanos, tick > 0 else { continue }
-                work = .countdown(Countdown(deadline: now.instant(at: deadline), tick: tick, lateBy: record.lateByNanos))
+                let expiry = now.instant(at: deadline)
+                work = .countdown(
+                    Countdown(
+                        deadline: expiry, tick: tick, lateBy: record.lateByNanos,
+                        onExpire: record.detail.onExpire.map { Box($0.delivery(firstAttempt: expiry)) },
+                        spawned: record.detail.spawned.map(JobID.init)))
             case .poll:
                 guard let poll = record.detail.poll?.resumed(at: now, maxBackoff: configuration.maxPollBackoffNanos)
                 else { continue }
                 work = .poll(poll)
+            case .request:
+                guard let delivery = record.detail.request?.resumed(at: now) else { continue }
+                work = .request(delivery)
             }
             let job = Job(
                 id: JobID(record.id), owner: record.owner, key: record.key, scope: record.scope, durable: true,

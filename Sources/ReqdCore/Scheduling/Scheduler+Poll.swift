@@ -8,22 +8,20 @@ extension Scheduler {
     ) -> Result<ReplyBody, SchedulerError>? {
         let poll: Poll
         do {
-            if let key = spec.key { try validateName("key", key) }
-            if let scope = spec.scope { try validateName("scope", scope) }
+            try validateRegistration(key: spec.key, scope: spec.scope, ephemeral: spec.ephemeral, bindConnection: spec.bindConnection)
             poll = try makePoll(spec, at: now)
             try checkCapacity()
         } catch {
             return .failure(error)
         }
-        let job = newJob(owner: peer.uid, key: spec.key, scope: spec.scope, ephemeral: spec.ephemeral, work: .poll(poll), at: now)
+        let job = newJob(
+            owner: peer.uid, key: spec.key, scope: spec.scope, ephemeral: spec.ephemeral,
+            bindTo: spec.bindConnection == true ? connection : nil, work: .poll(poll), at: now)
         return admit(job, connection: connection, requestID: requestID, follow: spec.follow ?? false, at: now, into: &effects)
     }
 
     private func makePoll(_ spec: PollSpec, at now: ClockReading) throws(SchedulerError) -> Poll {
-        let request = try HTTPRequestSpec.validated(method: spec.method, url: spec.url, headers: spec.headers, body: spec.body)
-        if let body = request.body, body.count > configuration.maxRequestBodyBytes {
-            throw SchedulerError(.badField, "'body' is larger than \(configuration.maxRequestBodyBytes) bytes")
-        }
+        let request = try validatedRequest(method: spec.method, url: spec.url, headers: spec.headers, body: spec.body)
         let every = try milliseconds("every_ms", spec.everyMs, atLeast: configuration.minPollEveryNanos)
         let condition: PollCondition
         do {
@@ -55,8 +53,17 @@ extension Scheduler {
             firstStart: now.instant)
     }
 
+    /// A request a client described, validated, with its body within the configured limit.
+    func validatedRequest(method: String?, url: String, headers: [String]?, body: String?) throws(SchedulerError) -> HTTPRequestSpec {
+        let request = try HTTPRequestSpec.validated(method: method, url: url, headers: headers, body: body)
+        if let body = request.body, body.count > configuration.maxRequestBodyBytes {
+            throw SchedulerError(.badField, "'body' is larger than \(configuration.maxRequestBodyBytes) bytes")
+        }
+        return request
+    }
+
     /// A positive duration field in milliseconds, as nanoseconds within the configured bounds.
-    private func milliseconds(_ field: String, _ value: Int64, atLeast minimum: Int64) throws(SchedulerError) -> Int64 {
+    func milliseconds(_ field: String, _ value: Int64, atLeast minimum: Int64) throws(SchedulerError) -> Int64 {
         let (nanos, overflow) = value.multipliedReportingOverflow(by: 1_000_000)
         guard value > 0, !overflow, nanos >= minimum, nanos <= configuration.maxDurationNanos else {
             throw SchedulerError(
@@ -180,7 +187,7 @@ extension Scheduler {
         var end = min(answer.body.count, configuration.resultBodyBytes)
         while end > 0, end < answer.body.count, answer.body[end] & 0xC0 == 0x80 { end -= 1 }
         return HTTPResult(
-            status: answer.status, body: String(decoding: answer.body[..<end], as: UTF8.self),
-            truncated: end < answer.body.count)
+            status: answer.status, headers: answer.headers?.map { "\($0.name): \($0.value)" },
+            body: String(decoding: answer.body[..<end], as: UTF8.self), truncated: end < answer.body.count)
     }
 }

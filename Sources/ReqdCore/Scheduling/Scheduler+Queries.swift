@@ -14,7 +14,23 @@ extension Scheduler {
                 view.remainingMs = Instant.roundedMilliseconds(max(0, countdown.deadline.nanoseconds(since: now.instant)))
             }
             view.lateByMs = countdown.lateBy.map { Double($0) / 1e6 }
+            if let request = countdown.onExpire?.value.request {
+                view.onExpire = OnExpireInfo(
+                    method: request.method, url: request.url, headerNames: request.headers.map(\.name),
+                    job: countdown.spawned?.rawValue)
+            }
         }
+        if let delivery = job.delivery {
+            let active = job.state == .active
+            view.request = RequestInfo(
+                url: delivery.request.url, method: delivery.request.method, headerNames: delivery.request.headers.map(\.name),
+                maxAttempts: delivery.maxAttempts, backoffMinMs: delivery.backoffMin / 1_000_000,
+                backoffMaxMs: delivery.backoffMax / 1_000_000, attempts: Int(delivery.attempts),
+                lastStatus: delivery.lastStatus, lastError: delivery.lastError, inFlight: active && delivery.inFlight,
+                nextAttemptAt: active && !delivery.inFlight ? now.wall(at: delivery.nextAttempt) : nil,
+                parent: delivery.parent?.rawValue)
+        }
+        if job.boundTo != nil { view.boundToConnection = true }
         if let poll = job.poll {
             view.poll = PollInfo(
                 url: poll.request.url, method: poll.request.method, headerNames: poll.request.headers.map(\.name),

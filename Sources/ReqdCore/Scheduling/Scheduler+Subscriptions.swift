@@ -76,8 +76,12 @@ extension Scheduler {
     }
 
     /// Forgets a closed connection: its watches and its waits.
-    mutating func closeConnection(_ id: ConnectionID) {
+    mutating func closeConnection(_ id: ConnectionID, at now: ClockReading, into effects: inout [SchedulerEffect]) {
         guard var state = connections.removeValue(forKey: id) else { return }
+        for jobID in state.boundJobs.sorted() {
+            guard let job = jobs[jobID], job.state == .active else { continue }
+            finish(job, as: .cancelled, reason: .connectionClosed, replacedBy: nil, at: now, into: &effects)
+        }
         _ = Self.detach(id, tag: nil, from: &jobWatchers, subscriptions: &state.watchedJobs)
         _ = Self.detach(id, tag: nil, from: &scopeWatchers, subscriptions: &state.watchedScopes)
         for jobID in state.waits.keys {

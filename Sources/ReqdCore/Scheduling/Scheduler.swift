@@ -10,12 +10,18 @@ public struct Scheduler: Sendable {
     /// The keys of the timer heap: one per job waiting for time.
     enum TimerKey: Hashable, Sendable {
         case job(JobID)
+        /// The end of a request job's dedupe window.
+        case dedupe(JobID)
     }
 
     /// Work the scheduler does once the store has committed a batch.
     enum PendingCommit: Sendable {
         case registration(Job, ConnectionID, RequestID, follow: Bool)
         case reply(ConnectionID, RequestID, Result<ReplyBody, SchedulerError>)
+        /// A request job a countdown's expiry started.
+        case spawn(Job)
+        /// A `submit` deduplicated onto a job that was still waiting for its own commit.
+        case duplicate(ConnectionID, RequestID, JobID, follow: Bool)
     }
 
     /// What the scheduler knows about a connection.
@@ -24,6 +30,8 @@ public struct Scheduler: Sendable {
         var watchedJobs: [JobID: [RequestID]] = [:]
         var watchedScopes: [String: [RequestID]] = [:]
         var waits: [JobID: Int] = [:]
+        /// Jobs bound to this connection: cancelled when it closes.
+        var boundJobs: Set<JobID> = []
     }
 
     /// A subscriber to job or scope events.
@@ -56,7 +64,13 @@ public struct Scheduler: Sendable {
 
     var pendingCommits: [CommitToken: PendingCommit] = [:]
     var nextToken: UInt64 = 1
-    var stagedCount = 0
+    /// Durable jobs written but not yet committed, so not yet live.
+    var staged: [JobID: Job] = [:]
+    var stagedCount: Int { staged.count }
+
+    /// Recent `submit`s by fingerprint, each until its window ends, and the other way round.
+    var dedupe: [DedupeKey: JobID] = [:]
+    var dedupeKeys: [JobID: DedupeKey] = [:]
 
     /// Ended jobs in the order they ended, for retention. They are purged as events arrive, not by
     /// the timer, so an idle daemon never wakes up just to forget old jobs.
@@ -92,7 +106,7 @@ public struct Scheduler: Sendable {
         case .connectionOpened(let id, let peer):
             connections[id] = ConnectionState(peer: peer)
         case .connectionClosed(let id):
-            closeConnection(id)
+            closeConnection(id, at: now, into: &effects)
         case .request(let connection, let request):
             handleRequest(request, from: connection, at: now, into: &effects)
         case .timerFired:
@@ -100,7 +114,11 @@ public struct Scheduler: Sendable {
             // The one-shot timer has fired: always say how it should be armed now.
             armed = .distantPast
         case .httpFinished(let id, let attempt, let outcome):
-            pollFinished(id, attempt: attempt, outcome: outcome, at: now, into: &effects)
+            switch jobs[id]?.work {
+            case .poll: pollFinished(id, attempt: attempt, outcome: outcome, at: now, into: &effects)
+            case .request: deliveryFinished(id, attempt: attempt, outcome: outcome, at: now, into: &effects)
+            case .countdown, nil: break
+            }
         case .commitCompleted(let token, let failure):
             completeCommit(token, failure: failure, at: now, into: &effects)
         case .restore(let records):
@@ -119,6 +137,7 @@ public struct Scheduler: Sendable {
         switch job.work {
         case .countdown: scheduleCountdown(job, at: now.instant)
         case .poll: schedulePoll(job.id, at: now, startIfDue: startIfDue, into: &effects)
+        case .request: scheduleDelivery(job.id, at: now, startIfDue: startIfDue, into: &effects)
         }
     }
 
@@ -157,6 +176,8 @@ public struct Scheduler: Sendable {
             outcome = registerCountdown(spec, peer: peer, connection: connection, requestID: request.id, at: now, into: &effects)
         case .registerPoll(let spec):
             outcome = registerPoll(spec, peer: peer, connection: connection, requestID: request.id, at: now, into: &effects)
+        case .submit(let spec):
+            outcome = submit(spec, peer: peer, connection: connection, requestID: request.id, at: now, into: &effects)
         case .cancel(let selector):
             outcome = cancel(selector, peer: peer, connection: connection, requestID: request.id, at: now, into: &effects)
         case .status(let status):
@@ -188,6 +209,8 @@ public struct Scheduler: Sendable {
             switch entry.key {
             case .job(let id):
                 fireJob(id, at: now, into: &effects)
+            case .dedupe(let id):
+                forgetDedupe(id)
             }
         }
     }
@@ -199,6 +222,8 @@ public struct Scheduler: Sendable {
             fireCountdown(job, countdown, at: now, into: &effects)
         case .poll(let poll):
             firePoll(job, poll, at: now, into: &effects)
+        case .request(let delivery):
+            fireDelivery(job, delivery, at: now, into: &effects)
         }
     }
 

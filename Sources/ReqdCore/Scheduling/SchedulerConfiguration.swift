@@ -31,6 +31,14 @@ public struct SchedulerConfiguration: Sendable, Hashable {
     public var resultBodyBytes: Int = 4096
     /// The largest request body a job may carry.
     public var maxRequestBodyBytes: Int = 1 << 20
+    /// Attempts a request job makes at most when its registration names no limit.
+    public var defaultMaxAttempts: Int = 8
+    /// The backoff bound before a request job's second attempt, unless the job names one.
+    public var defaultBackoffMinNanos: Int64 = 1_000_000_000
+    /// The largest backoff bound between two attempts, unless the job names one.
+    public var defaultBackoffMaxNanos: Int64 = 300 * 1_000_000_000
+    /// How long an identical `submit` returns the existing job, counted from its registration.
+    public var dedupeWindowNanos: Int64 = 3_000_000_000
     /// The uid and pid of the daemon, shown in the summary.
     public var daemonPID: Int32? = nil
 

@@ -4,20 +4,38 @@ import ReqdProtocol
 public struct JobDetail: Sendable, Hashable, Codable {
     /// A poll job's settings and counters.
     public var poll: PollRecord?
+    /// A request job's settings and attempts.
+    public var request: DeliveryRecord?
+    /// A countdown's `on_expire` request.
+    public var onExpire: DeliverySettings?
+    /// The request job a countdown's expiry started.
+    public var spawned: String?
     /// The answer that ended the job.
     public var result: HTTPResult?
     /// Why the job failed or timed out.
     public var error: String?
 
     /// Creates a `JobDetail` from its parts.
-    public init(poll: PollRecord? = nil, result: HTTPResult? = nil, error: String? = nil) {
+    public init(
+        poll: PollRecord? = nil, request: DeliveryRecord? = nil, onExpire: DeliverySettings? = nil, spawned: String? = nil,
+        result: HTTPResult? = nil, error: String? = nil
+    ) {
         self.poll = poll
+        self.request = request
+        self.onExpire = onExpire
+        self.spawned = spawned
         self.result = result
         self.error = error
     }
 
+    enum CodingKeys: String, CodingKey {
+        case poll, request
+        case onExpire = "on_expire"
+        case spawned, result, error
+    }
+
     /// Whether there is nothing to store.
-    public var isEmpty: Bool { poll == nil && result == nil && error == nil }
+    public var isEmpty: Bool { self == JobDetail() }
 }
 
 /// A poll job as stored: its settings, written once, and its counters, updated after every answer.

@@ -110,14 +110,14 @@ public final class HTTPExecutor: Sendable {
         let task = client.execute(
             request: request, delegate: ResponseAccumulator(request: request, maxBodySize: settings.maxResponseBytes))
         state.withLock { $0.slots[key] = .running(task) }
-        let parseJSON = send.parseJSON
+        let (parseJSON, keepHeaders) = (send.parseJSON, send.keepHeaders)
         task.futureResult.whenComplete { result in
             let wanted = self.state.withLock { $0.slots.removeValue(forKey: key) } != nil
             self.finished(host: host)
             guard wanted else { return }
             switch result {
             case .success(let response):
-                self.onFinish(key.job, key.attempt, .response(Self.answer(response, parseJSON: parseJSON)))
+                self.onFinish(key.job, key.attempt, .response(Self.answer(response, parseJSON: parseJSON, keepHeaders: keepHeaders)))
             case .failure(let error):
                 self.onFinish(key.job, key.attempt, .failure(Self.describe(error, settings: self.settings)))
             }
@@ -156,10 +156,11 @@ public final class HTTPExecutor: Sendable {
         try? group.syncShutdownGracefully()
     }
 
-    private static func answer(_ response: HTTPClient.Response, parseJSON: Bool) -> HTTPAnswer {
+    private static func answer(_ response: HTTPClient.Response, parseJSON: Bool, keepHeaders: Bool) -> HTTPAnswer {
         let body = response.body.map { Array($0.readableBytesView) } ?? []
         let json = parseJSON && !body.isEmpty ? JSONValue(json: body) : nil
-        return HTTPAnswer(status: Int(response.status.code), body: body, json: json)
+        let headers = keepHeaders ? response.headers.map { HTTPHeader(name: $0.name, value: $0.value) } : nil
+        return HTTPAnswer(status: Int(response.status.code), body: body, json: json, headers: headers)
     }
 
     /// Words for a failed request; never the request's headers or body.

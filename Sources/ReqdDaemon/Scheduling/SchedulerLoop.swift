@@ -231,7 +231,7 @@ public final class SchedulerLoop: @unchecked Sendable {
         let level: Logger.Level
         switch event.type {
         case .tick: level = .trace
-        case .polled, .progress: level = .debug
+        case .polled, .progress, .retrying: level = .debug
         default: level = .info
         }
         guard logger.logLevel <= level else { return }
@@ -246,6 +246,7 @@ public final class SchedulerLoop: @unchecked Sendable {
             logger.trace("tick", metadata: metadata)
         case .expired:
             if let late = event.lateByMs { metadata["job.late_by_ms"] = "\(late)" }
+            if let spawned = event.spawned { metadata["job.spawned"] = "\(spawned)" }
             logger.info("\(event.kind.rawValue) expired", metadata: metadata)
         case .cancelled:
             if let replacement = event.replacedBy { metadata["job.replaced_by"] = "\(replacement)" }
@@ -256,8 +257,14 @@ public final class SchedulerLoop: @unchecked Sendable {
             if let progress = event.progress { metadata["job.progress"] = "\(progress)" }
             if let error = event.error { metadata["job.error"] = "\(error)" }
             logger.debug("\(event.type.rawValue)", metadata: metadata)
+        case .retrying:
+            if let attempt = event.attempt { metadata["job.attempt"] = "\(attempt)" }
+            if let status = event.status { metadata["http.status"] = "\(status)" }
+            if let error = event.error { metadata["job.error"] = "\(error)" }
+            logger.debug("attempt failed, retrying", metadata: metadata)
         case .succeeded, .failed, .timedOut:
             if let polls = event.polls { metadata["job.polls"] = "\(polls)" }
+            if let attempt = event.attempt { metadata["job.attempt"] = "\(attempt)" }
             if let status = event.status { metadata["http.status"] = "\(status)" }
             let detail = event.error.map { ": \($0)" } ?? ""
             logger.info("\(event.kind.rawValue) \(event.type.rawValue)\(detail)", metadata: metadata)

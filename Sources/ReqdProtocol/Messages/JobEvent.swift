@@ -12,9 +12,11 @@ public enum JobEventType: String, Codable, Sendable, Hashable {
     case polled
     /// A poll moved the progress forward; `progress` holds the new value.
     case progress
-    /// A poll job's condition held. Terminal.
+    /// A request job's attempt failed and another one is planned; `attempt`, `status` or `error` say which and why.
+    case retrying
+    /// A poll job's condition held, or a request job was answered. Terminal.
     case succeeded
-    /// A poll job failed too often in a row; `error` says why. Terminal.
+    /// A poll job failed too often in a row, or a request job ran out of attempts or was refused; `error` says why. Terminal.
     case failed
     /// A poll job ran out of time or polls. Terminal.
     case timedOut = "timed_out"
@@ -23,7 +25,7 @@ public enum JobEventType: String, Codable, Sendable, Hashable {
     public var isTerminal: Bool {
         switch self {
         case .expired, .cancelled, .succeeded, .failed, .timedOut: true
-        case .registered, .tick, .polled, .progress: false
+        case .registered, .tick, .polled, .progress, .retrying: false
         }
     }
 
@@ -66,6 +68,10 @@ public struct JobEvent: Codable, Sendable, Hashable {
     public var progress: Double?
     /// Why a poll failed, or why the job failed.
     public var error: String?
+    /// A request job's attempt this event reports, from 1.
+    public var attempt: Int?
+    /// The request job a countdown's expiry started (its `on_expire`).
+    public var spawned: String?
 
     /// Creates a `JobEvent` from its parts.
     public init(
@@ -92,7 +98,7 @@ public struct JobEvent: Codable, Sendable, Hashable {
         case lateByMs = "late_by_ms"
         case reason
         case replacedBy = "replaced_by"
-        case polls, failures, status, progress, error
+        case polls, failures, status, progress, error, attempt, spawned
     }
 }
 

@@ -23,8 +23,14 @@ public struct JobInfo: Codable, Sendable, Hashable {
     public var tickMs: Int64?
     /// How late an expiry was handled, in milliseconds (fractional).
     public var lateByMs: Double?
+    /// A countdown's `on_expire` request, and the request job its expiry started.
+    public var onExpire: OnExpireInfo?
     /// A poll job's settings and counters.
     public var poll: PollInfo?
+    /// A request job's request, attempts and policy.
+    public var request: RequestInfo?
+    /// Whether the job is bound to the connection that registered it, and ends when that closes.
+    public var boundToConnection: Bool?
     /// The answer that ended the job, when an answer did.
     public var result: HTTPResult?
     /// Why a failed job failed.
@@ -63,6 +69,9 @@ public struct JobInfo: Codable, Sendable, Hashable {
         case remainingMs = "remaining_ms"
         case tickMs = "tick_ms"
         case lateByMs = "late_by_ms"
-        case poll, result, error
+        case onExpire = "on_expire"
+        case poll, request
+        case boundToConnection = "bound_to_connection"
+        case result, error
     }
 }

@@ -3,6 +3,7 @@ public enum Operation: String, Codable, Sendable, CaseIterable {
     case hello
     case registerCountdown = "register-countdown"
     case registerPoll = "register-poll"
+    case submit
     case cancel
     case status
     case list

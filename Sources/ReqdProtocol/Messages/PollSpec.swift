@@ -26,6 +26,8 @@ public struct PollSpec: Codable, Sendable, Hashable {
     public var scope: String?
     /// Skip the store: the job is not restored after a restart.
     public var ephemeral: Bool?
+    /// Cancel the job when the connection that registered it closes.
+    public var bindConnection: Bool?
     /// Stream the job's events on this connection after the reply, tagged with this request's id.
     public var follow: Bool?
 
@@ -34,8 +36,9 @@ public struct PollSpec: Codable, Sendable, Hashable {
         url: String, method: String? = nil, headers: [String]? = nil, body: String? = nil, everyMs: Int64,
         until: String, progress: String? = nil, timeoutMs: Int64? = nil, maxPolls: Int? = nil,
         maxFailures: Int? = nil, key: String? = nil, scope: String? = nil, ephemeral: Bool? = nil,
-        follow: Bool? = nil
+        bindConnection: Bool? = nil, follow: Bool? = nil
     ) {
+        self.bindConnection = bindConnection
         self.url = url
         self.method = method
         self.headers = headers
@@ -59,6 +62,8 @@ public struct PollSpec: Codable, Sendable, Hashable {
         case timeoutMs = "timeout_ms"
         case maxPolls = "max_polls"
         case maxFailures = "max_failures"
-        case key, scope, ephemeral, follow
+        case key, scope, ephemeral
+        case bindConnection = "bind_connection"
+        case follow
     }
 }

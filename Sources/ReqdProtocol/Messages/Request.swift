@@ -17,6 +17,7 @@ public enum RequestBody: Sendable, Hashable {
     case hello(HelloRequest)
     case registerCountdown(CountdownSpec)
     case registerPoll(PollSpec)
+    case submit(SubmitSpec)
     case cancel(JobSelector)
     case status(StatusRequest)
     case list(ListRequest)
@@ -30,6 +31,7 @@ public enum RequestBody: Sendable, Hashable {
         case .hello: .hello
         case .registerCountdown: .registerCountdown
         case .registerPoll: .registerPoll
+        case .submit: .submit
         case .cancel: .cancel
         case .status: .status
         case .list: .list
@@ -72,6 +74,8 @@ extension Request: Codable {
                     try fields(CountdownSpec.self, allowed: CountdownSpec.CodingKeys.allCases.map(\.stringValue)))
             case .registerPoll:
                 body = .registerPoll(try fields(PollSpec.self, allowed: PollSpec.CodingKeys.allCases.map(\.stringValue)))
+            case .submit:
+                body = .submit(try fields(SubmitSpec.self, allowed: SubmitSpec.fieldNames))
             case .cancel:
                 body = .cancel(try fields(JobSelector.self, allowed: JobSelector.CodingKeys.allCases.map(\.stringValue)))
             case .status:
@@ -100,6 +104,7 @@ extension Request: Codable {
         case .hello(let fields): try fields.encode(to: encoder)
         case .registerCountdown(let fields): try fields.encode(to: encoder)
         case .registerPoll(let fields): try fields.encode(to: encoder)
+        case .submit(let fields): try fields.encode(to: encoder)
         case .cancel(let fields): try fields.encode(to: encoder)
         case .status(let fields): try fields.encode(to: encoder)
         case .list(let fields): try fields.encode(to: encoder)

@@ -31,14 +31,21 @@ public struct CountdownSpec: Codable, Sendable, Hashable {
     public var scope: String?
     /// Skip the store: the countdown is not restored after a restart.
     public var ephemeral: Bool?
+    /// Cancel the countdown when the connection that registered it closes.
+    public var bindConnection: Bool?
+    /// A request to send, as a request job of its own, when the countdown expires.
+    public var onExpire: RequestSpec?
     /// Stream the job's events on this connection after the reply, tagged with this request's id.
     public var follow: Bool?
 
     /// Creates a `CountdownSpec` from its parts.
     public init(
         key: String, durationMs: Int64? = nil, until: WallTime? = nil, tickMs: Int64? = nil,
-        scope: String? = nil, ephemeral: Bool? = nil, follow: Bool? = nil
+        scope: String? = nil, ephemeral: Bool? = nil, bindConnection: Bool? = nil, onExpire: RequestSpec? = nil,
+        follow: Bool? = nil
     ) {
+        self.bindConnection = bindConnection
+        self.onExpire = onExpire
         self.key = key
         self.durationMs = durationMs
         self.until = until
@@ -53,7 +60,10 @@ public struct CountdownSpec: Codable, Sendable, Hashable {
         case durationMs = "duration_ms"
         case until
         case tickMs = "tick_ms"
-        case scope, ephemeral, follow
+        case scope, ephemeral
+        case bindConnection = "bind_connection"
+        case onExpire = "on_expire"
+        case follow
     }
 }
 

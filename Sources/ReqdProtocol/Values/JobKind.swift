@@ -2,4 +2,6 @@
 public enum JobKind: String, Codable, Sendable, CaseIterable, Hashable {
     case countdown
     case poll
+    /// A one-shot request (`submit`, or a countdown's `on_expire`), sent until an attempt is answered.
+    case request
 }

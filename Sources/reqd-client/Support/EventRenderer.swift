@@ -74,19 +74,25 @@ final class EventRenderer {
     /// One event in words, for a line of its own.
     static func summary(_ event: JobEvent) -> String {
         switch event.type {
-        case .registered where event.kind == .poll:
+        case .registered where event.kind != .countdown:
             return "registered"
         case .registered, .tick:
             return "\(clock(event.remainingMs ?? 0)) left"
         case .expired:
+            var text = "expired"
             if let late = event.lateByMs, late >= 1_000 {
-                return "expired (late by \(DurationText.format(nanoseconds: Int64(late * 1e6))))"
+                text += " (late by \(DurationText.format(nanoseconds: Int64(late * 1e6))))"
             }
-            return "expired"
+            if let spawned = event.spawned { text += "; on-expire request \(spawned) started" }
+            return text
         case .cancelled:
             var text = "cancelled (\(event.reason?.rawValue ?? "requested")"
             if let replacement = event.replacedBy { text += " by \(replacement)" }
             return text + ")"
+        case .retrying:
+            var text = "attempt \(event.attempt ?? 0) failed: \(event.error ?? "")"
+            if let status = event.status { text += " (status \(status))" }
+            return text + "; retrying"
         case .polled, .progress:
             var parts = ["polls=\(event.polls ?? 0)"]
             if let status = event.status { parts.append("status=\(status)") }
@@ -99,6 +105,7 @@ final class EventRenderer {
             var text = event.type.rawValue.replacingOccurrences(of: "_", with: " ")
             var details: [String] = []
             if let polls = event.polls { details.append("\(polls) polls") }
+            if let attempt = event.attempt { details.append(attempt == 1 ? "1 attempt" : "\(attempt) attempts") }
             if let status = event.status { details.append("last status \(status)") }
             if !details.isEmpty { text += " after " + details.joined(separator: ", ") }
             if let error = event.error { text += ": \(error)" }

@@ -48,7 +48,7 @@ enum ExitStatus {
         case .cancelled: jobCancelled
         case .failed: jobFailed
         case .timedOut: jobTimedOut
-        case .registered, .tick, .polled, .progress: nil
+        case .registered, .tick, .polled, .progress, .retrying: nil
         }
     }
 

@@ -1,0 +1,59 @@
+/// A request job's request and attempts: sent until an attempt is answered, or attempts run out.
+///
+/// Transport errors, an attempt left unanswered past the request timeout, 5xx and 429 are
+/// retried after a backoff with full jitter: a uniform wait between 0 and `backoffMin` doubled
+/// once per earlier failure, capped at `backoffMax`. Any other answer ends the job: below 400 it
+/// succeeded, otherwise it failed at once.
+public struct Delivery: Sendable, Hashable {
+    public var request: HTTPRequestSpec
+    public var maxAttempts: Int
+    /// The backoff bound before the second attempt, in nanoseconds.
+    public var backoffMin: Int64
+    /// The largest backoff bound, in nanoseconds.
+    public var backoffMax: Int64
+    /// The countdown whose expiry started this job, for an `on_expire` request.
+    public var parent: JobID?
+
+    /// Attempts started so far; the current one's number.
+    public var attempts: UInt32 = 0
+    /// Whether an attempt is out now.
+    public var inFlight = false
+    /// When the attempt out now is given up as unanswered.
+    public var requestDeadline: Instant?
+    /// When the next attempt starts, while none is out.
+    public var nextAttempt: Instant
+    public var lastStatus: Int?
+    public var lastError: String?
+
+    /// Creates a delivery whose first attempt starts at `firstAttempt`.
+    public init(
+        request: HTTPRequestSpec, maxAttempts: Int, backoffMin: Int64, backoffMax: Int64, parent: JobID?,
+        firstAttempt: Instant
+    ) {
+        self.request = request
+        self.maxAttempts = maxAttempts
+        self.backoffMin = backoffMin
+        self.backoffMax = backoffMax
+        self.parent = parent
+        self.nextAttempt = firstAttempt
+    }
+
+    /// The next instant the delivery needs the timer: the request timeout while an attempt is out,
+    /// else its next attempt.
+    public var nextFire: Instant { inFlight ? (requestDeadline ?? nextAttempt) : nextAttempt }
+
+    /// Whether an answer with this status is worth another attempt.
+    public static func retries(status: Int) -> Bool { status >= 500 || status == 429 }
+
+    /// The wait before the next attempt after `attempts` failed ones: full jitter, `random` in [0, 1).
+    public func backoff(random: Double) -> Int64 {
+        let doublings = max(0, Int(attempts) - 1)
+        let ceiling: Int64
+        if doublings >= 62 || backoffMin > backoffMax >> doublings {
+            ceiling = backoffMax
+        } else {
+            ceiling = backoffMin << doublings
+        }
+        return Int64(Double(ceiling) * random)
+    }
+}

@@ -1,0 +1,144 @@
+import ReqdProtocol
+
+extension Scheduler {
+    /// Validates a `submit` and starts its request job, or stages it until the store has it; an
+    /// identical request inside the dedupe window gets the job it made instead.
+    mutating func submit(
+        _ spec: SubmitSpec, peer: Peer, connection: ConnectionID, requestID: RequestID, at now: ClockReading,
+        into effects: inout [SchedulerEffect]
+    ) -> Result<ReplyBody, SchedulerError>? {
+        let delivery: Delivery
+        let window: Int64
+        do {
+            try validateRegistration(key: spec.key, scope: spec.scope, ephemeral: spec.ephemeral, bindConnection: spec.bindConnection)
+            delivery = try makeDelivery(spec.request, field: "", firstAttempt: now.instant)
+            window = try dedupeWindow(spec)
+        } catch {
+            return .failure(error)
+        }
+        var fingerprint: DedupeKey?
+        if window > 0 {
+            let key = DedupeKey(owner: peer.uid, request: delivery.request, headerNames: spec.dedupeHeaders ?? [])
+            if let existing = dedupe[key] {
+                if let job = jobs[existing] {
+                    return .success(duplicateReply(job, connection, requestID, follow: spec.follow ?? false, at: now))
+                }
+                if staged[existing] != nil {
+                    let token = nextCommitToken()
+                    pendingCommits[token] = .duplicate(connection, requestID, existing, follow: spec.follow ?? false)
+                    effects.append(.commitBarrier(token))
+                    return nil
+                }
+            }
+            fingerprint = key
+        }
+        do {
+            try checkCapacity()
+        } catch {
+            return .failure(error)
+        }
+        let job = newJob(
+            owner: peer.uid, key: spec.key, scope: spec.scope, ephemeral: spec.ephemeral,
+            bindTo: spec.bindConnection == true ? connection : nil, work: .request(delivery), at: now)
+        if let fingerprint { rememberDedupe(fingerprint, job: job.id, until: now.instant.advanced(by: window)) }
+        return admit(job, connection: connection, requestID: requestID, follow: spec.follow ?? false, at: now, into: &effects)
+    }
+
+    /// A request and its retry policy from a client's description; `field` prefixes field names in errors.
+    func makeDelivery(_ spec: RequestSpec, field: String, firstAttempt: Instant) throws(SchedulerError) -> Delivery {
+        let request = try validatedRequest(method: spec.method, url: spec.url, headers: spec.headers, body: spec.body)
+        let maxAttempts = spec.maxAttempts ?? configuration.defaultMaxAttempts
+        guard (1...1000).contains(maxAttempts) else {
+            throw SchedulerError(.badField, "'\(field)max_attempts' must be between 1 and 1000, got \(maxAttempts)")
+        }
+        let backoffMin = try spec.backoffMinMs.map { value throws(SchedulerError) in
+            try milliseconds("\(field)backoff_min_ms", value, atLeast: 1)
+        } ?? configuration.defaultBackoffMinNanos
+        let backoffMax = try spec.backoffMaxMs.map { value throws(SchedulerError) in
+            try milliseconds("\(field)backoff_max_ms", value, atLeast: 1)
+        } ?? max(backoffMin, configuration.defaultBackoffMaxNanos)
+        guard backoffMin <= backoffMax else {
+            throw SchedulerError(.badDuration, "'\(field)backoff_min_ms' must not be above '\(field)backoff_max_ms'")
+        }
+        return Delivery(
+            request: request, maxAttempts: maxAttempts, backoffMin: backoffMin, backoffMax: backoffMax, parent: nil,
+            firstAttempt: firstAttempt)
+    }
+
+    /// Starts a request job's next attempt when it is due, and puts its next need for the timer in the heap.
+    mutating func scheduleDelivery(_ id: JobID, at now: ClockReading, startIfDue: Bool, into effects: inout [SchedulerEffect]) {
+        guard var job = jobs[id], job.state == .active, var delivery = job.delivery else { return }
+        if startIfDue, !delivery.inFlight, delivery.nextAttempt <= now.instant {
+            delivery.attempts += 1
+            delivery.inFlight = true
+            delivery.requestDeadline = now.instant.advanced(by: configuration.requestTimeoutNanos)
+            job.delivery = delivery
+            jobs[id] = job
+            effects.append(
+                .send(HTTPSend(job: id, attempt: delivery.attempts, request: delivery.request, parseJSON: false, keepHeaders: true)))
+        }
+        timers.set(.job(id), priority: delivery.nextFire)
+    }
+
+    /// Handles a request job's timer: an unanswered attempt, or the start of the next one.
+    mutating func fireDelivery(_ job: Job, _ delivery: Delivery, at now: ClockReading, into effects: inout [SchedulerEffect]) {
+        if delivery.inFlight, let deadline = delivery.requestDeadline, deadline <= now.instant {
+            effects.append(.abort(job.id, attempt: delivery.attempts))
+            let waited = DurationText.format(nanoseconds: configuration.requestTimeoutNanos)
+            deliveryFinished(
+                job.id, attempt: delivery.attempts, outcome: .failure("no answer within \(waited)"), at: now, into: &effects)
+            return
+        }
+        scheduleDelivery(job.id, at: now, startIfDue: true, into: &effects)
+    }
+
+    /// Handles the end of an attempt: the job succeeds, fails, or plans its next attempt.
+    mutating func deliveryFinished(
+        _ id: JobID, attempt: UInt32, outcome: HTTPOutcome, at now: ClockReading, into effects: inout [SchedulerEffect]
+    ) {
+        guard var job = jobs[id], job.state == .active, var delivery = job.delivery, delivery.inFlight,
+            delivery.attempts == attempt
+        else { return }
+        delivery.inFlight = false
+        delivery.requestDeadline = nil
+        var answer: HTTPAnswer?
+        var failure: String?
+        var retry = false
+        switch outcome {
+        case .failure(let why):
+            failure = why
+            retry = true
+        case .response(let response):
+            answer = response
+            delivery.lastStatus = response.status
+            if response.status >= 400 {
+                failure = "the server answered \(response.status)"
+                retry = Delivery.retries(status: response.status)
+            }
+        }
+        if let failure { delivery.lastError = failure }
+        job.delivery = delivery
+        job.result = answer.map(makeResult) ?? job.result
+        guard let failure else {
+            finish(job, as: .succeeded, reason: nil, replacedBy: nil, at: now, into: &effects)
+            return
+        }
+        guard retry, Int(delivery.attempts) < delivery.maxAttempts else {
+            job.error = retry ? "\(delivery.attempts) attempts failed; the last: \(failure)" : failure
+            finish(job, as: .failed, reason: nil, replacedBy: nil, at: now, into: &effects)
+            return
+        }
+        delivery.nextAttempt = now.instant.advanced(by: delivery.backoff(random: random.unit()))
+        job.delivery = delivery
+        jobs[id] = job
+        let recipients = recipients(of: job)
+        if !recipients.isEmpty {
+            var event = makeEvent(.retrying, job, at: now)
+            event.status = answer?.status
+            event.error = failure
+            effects.append(.deliver(event, to: recipients))
+        }
+        if job.durable { effects.append(.persist(.update(record(of: job, at: now)))) }
+        scheduleDelivery(id, at: now, startIfDue: true, into: &effects)
+    }
+}

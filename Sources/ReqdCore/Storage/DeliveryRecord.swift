@@ -1,0 +1,100 @@
+import ReqdProtocol
+
+/// A request job as stored: its settings, written once, and its counters, rewritten after each attempt.
+///
+/// Both encode into one flat JSON object inside the row's `detail`.
+public struct DeliveryRecord: Sendable, Hashable, Codable {
+    public var settings: DeliverySettings
+    public var counters: DeliveryCounters
+
+    /// Creates a `DeliveryRecord` from its parts.
+    public init(settings: DeliverySettings, counters: DeliveryCounters) {
+        self.settings = settings
+        self.counters = counters
+    }
+
+    public init(from decoder: any Decoder) throws {
+        settings = try DeliverySettings(from: decoder)
+        counters = try DeliveryCounters(from: decoder)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try settings.encode(to: encoder)
+        try counters.encode(to: encoder)
+    }
+}
+
+/// What a request job (or a countdown's `on_expire`) sends, and its retry policy.
+public struct DeliverySettings: Sendable, Hashable, Codable {
+    public var request: HTTPRequestSpec
+    public var maxAttempts: Int
+    public var backoffMinNanos: Int64
+    public var backoffMaxNanos: Int64
+    /// The countdown whose expiry started the job.
+    public var parent: String?
+
+    enum CodingKeys: String, CodingKey {
+        case request
+        case maxAttempts = "max_attempts"
+        case backoffMinNanos = "backoff_min_ns"
+        case backoffMaxNanos = "backoff_max_ns"
+        case parent
+    }
+}
+
+/// A request job's attempts so far and when the next one starts.
+public struct DeliveryCounters: Sendable, Hashable, Codable {
+    /// Attempts that ended; one out at a crash is not counted, and is sent again.
+    public var attempts: Int
+    /// When the next attempt starts, on the wall clock.
+    public var nextAttempt: WallTime?
+    public var lastStatus: Int?
+    public var lastError: String?
+
+    enum CodingKeys: String, CodingKey {
+        case attempts
+        case nextAttempt = "next_attempt"
+        case lastStatus = "last_status"
+        case lastError = "last_error"
+    }
+}
+
+extension DeliverySettings {
+    /// The stored form of a delivery's settings.
+    init(_ delivery: Delivery) {
+        self.init(
+            request: delivery.request, maxAttempts: delivery.maxAttempts, backoffMinNanos: delivery.backoffMin,
+            backoffMaxNanos: delivery.backoffMax, parent: delivery.parent?.rawValue)
+    }
+
+    /// A delivery with these settings whose first attempt starts at `start`.
+    func delivery(firstAttempt start: Instant) -> Delivery {
+        Delivery(
+            request: request, maxAttempts: maxAttempts, backoffMin: backoffMinNanos, backoffMax: backoffMaxNanos,
+            parent: parent.map(JobID.init), firstAttempt: start)
+    }
+}
+
+extension DeliveryRecord {
+    /// The stored form of a delivery, with its next attempt projected onto the wall clock.
+    init(_ delivery: Delivery, at now: ClockReading) {
+        let ended = Int(delivery.attempts) - (delivery.inFlight ? 1 : 0)
+        self.init(
+            settings: DeliverySettings(delivery),
+            counters: DeliveryCounters(
+                attempts: ended, nextAttempt: delivery.inFlight ? nil : now.wall(at: delivery.nextAttempt),
+                lastStatus: delivery.lastStatus, lastError: delivery.lastError))
+    }
+
+    /// The delivery as it resumes: attempts kept, the next one when it was planned or now if that
+    /// has passed. An attempt that was out when the daemon stopped is sent again.
+    func resumed(at now: ClockReading) -> Delivery? {
+        guard settings.maxAttempts > 0 else { return nil }
+        let start = counters.nextAttempt.map { max(now.instant(at: $0), now.instant) } ?? now.instant
+        var delivery = settings.delivery(firstAttempt: start)
+        delivery.attempts = UInt32(clamping: counters.attempts)
+        delivery.lastStatus = counters.lastStatus
+        delivery.lastError = counters.lastError
+        return delivery
+    }
+}

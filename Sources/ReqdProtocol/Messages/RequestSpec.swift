@@ -1,0 +1,38 @@
+/// An HTTP request as a client describes it: for `submit`, and for a countdown's `on_expire`.
+public struct RequestSpec: Codable, Sendable, Hashable {
+    /// The HTTP method (default `GET`).
+    public var method: String?
+    /// An absolute `http` or `https` URL.
+    public var url: String
+    /// Request headers as `Name: value` lines.
+    public var headers: [String]?
+    /// The request body, sent as given.
+    public var body: String?
+    /// How many attempts at most, the first included (default from the configuration).
+    public var maxAttempts: Int?
+    /// The backoff before the second attempt, in milliseconds; it doubles after each further failure.
+    public var backoffMinMs: Int64?
+    /// The longest backoff between two attempts, in milliseconds.
+    public var backoffMaxMs: Int64?
+
+    /// Creates a `RequestSpec` from its parts.
+    public init(
+        method: String? = nil, url: String, headers: [String]? = nil, body: String? = nil, maxAttempts: Int? = nil,
+        backoffMinMs: Int64? = nil, backoffMaxMs: Int64? = nil
+    ) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.maxAttempts = maxAttempts
+        self.backoffMinMs = backoffMinMs
+        self.backoffMaxMs = backoffMaxMs
+    }
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case method, url, headers, body
+        case maxAttempts = "max_attempts"
+        case backoffMinMs = "backoff_min_ms"
+        case backoffMaxMs = "backoff_max_ms"
+    }
+}
