@@ -38,6 +38,10 @@ struct ConfigurationTests {
             [poll]
             min_every = "1s"
             max_failures = 9
+            [request]
+            max_attempts = 3
+            backoff_min = "250ms"
+            dedupe_window = "0s"
             """, in: directory)
         let configuration = try ConfigurationLoader(
             file: file, environment: ["REQD_JOBS_RETENTION": "30m", "REQD_DAEMON_LOG_LEVEL": "error"],
@@ -52,6 +56,9 @@ struct ConfigurationTests {
         #expect(configuration.http.maxRedirects == 0)
         #expect(configuration.scheduler.minPollEveryNanos == 1_000_000_000)
         #expect(configuration.scheduler.defaultMaxFailures == 9)
+        #expect(configuration.scheduler.defaultMaxAttempts == 3)
+        #expect(configuration.scheduler.defaultBackoffMinNanos == 250_000_000)
+        #expect(configuration.scheduler.dedupeWindowNanos == 0)
     }
 
     @Test("an invalid setting is an error that names the key", arguments: [
@@ -65,6 +72,8 @@ struct ConfigurationTests {
         ("[http]\nrequest_timeout = \"0s\"\n", "http.request_timeout"),
         ("[http]\nmax_response_bytes = 10\n", "http.max_response_bytes"),
         ("[poll]\nmax_failures = 0\n", "poll.max_failures"),
+        ("[request]\nmax_attempts = 0\n", "request.max_attempts"),
+        ("[request]\nbackoff_min = \"10m\"\nbackoff_max = \"1m\"\n", "request.backoff_max"),
     ])
     func invalidSettingNamesKey(text: String, key: String) {
         let directory = TemporaryDirectory()

@@ -6,98 +6,13 @@ import Testing
 
 private let ms: Int64 = 1_000_000
 
-/// Starts a daemon that accepts short poll intervals, for tests that must not take long.
-private func startPollDaemon(in directory: TemporaryDirectory, configure: (inout Configuration) -> Void = { _ in }) throws -> Daemon {
-    try startDaemon(in: directory) { configuration in
-        configuration.scheduler.minPollEveryNanos = 10 * ms
-        configure(&configuration)
-    }
-}
-
-private func poll(_ url: String, every: Int, until: String = #"/state == "done""#, extra: [String: Any] = [:]) -> [String: Any] {
-    var request: [String: Any] = ["op": "register-poll", "url": url, "every_ms": every, "until": until]
-    request.merge(extra) { $1 }
-    return request
-}
-
-/// Answers a path with each body of a script in turn, then repeats the last one.
-private final class Script: Sendable {
-    private let replies: Mutex<[String: [TestHTTPServer.Reply]]>
-
-    init(_ replies: [String: [TestHTTPServer.Reply]]) { self.replies = Mutex(replies) }
-
-    func reply(path: String) -> TestHTTPServer.Reply {
-        replies.withLock { replies in
-            guard var list = replies[path], !list.isEmpty else { return TestHTTPServer.Reply(status: 404, body: "{}") }
-            let next = list.count > 1 ? list.removeFirst() : list[0]
-            replies[path] = list
-            return next
-        }
-    }
-}
-
-/// A test HTTP server and a daemon that polls it, with a client connection; stopped on deinit.
-private final class PollFixture {
-    let server: TestHTTPServer
-    let directory = TemporaryDirectory()
-    private(set) var daemon: Daemon
-    private(set) var client: LineClient
-    private var nextID = 100
-
-    init(
-        timeoutSeconds: Int = 10, configure: (inout Configuration) -> Void = { _ in },
-        handler: @escaping TestHTTPServer.Handler
-    ) throws {
-        server = try TestHTTPServer(handler: handler)
-        daemon = try startPollDaemon(in: directory, configure: configure)
-        client = try LineClient(path: daemon.socketPath, timeoutSeconds: timeoutSeconds)
-    }
-
-    deinit {
-        daemon.stop()
-        server.shutdown()
-    }
-
-    /// Stops the daemon, runs `whileDown`, and starts a new one on the same state directory.
-    func restart(timeoutSeconds: Int = 10, whileDown: () -> Void = {}) throws {
-        daemon.stop()
-        whileDown()
-        daemon = try startPollDaemon(in: directory)
-        client = try LineClient(path: daemon.socketPath, timeoutSeconds: timeoutSeconds)
-    }
-
-    /// Registers a poll job on `path` and returns its id.
-    func register(_ path: String, every: Int, until: String = #"/state == "done""#, _ extra: [String: Any] = [:]) throws -> String {
-        nextID += 1
-        var fields = extra
-        fields["id"] = nextID
-        let reply = try #require(client.call(poll(server.url(path), every: every, until: until, extra: fields)))
-        return try #require(reply.job?["id"] as? String, "registration refused: \(reply)")
-    }
-
-    /// Waits for a job to end and returns its final view.
-    func wait(_ job: String) throws -> [String: Any] {
-        nextID += 1
-        return try #require(client.call(["id": nextID, "op": "wait", "job": job])?.job)
-    }
-
-    /// Whether the server saw the client abandon the first request to `path`, within 2 s.
-    func firstRequestAborted(_ path: String) -> Bool {
-        for _ in 0..<100 {
-            if server.records(path: path).first?.abortedByClient == true { return true }
-            usleep(20_000)
-        }
-        return false
-    }
-}
-
 @Suite("Poll jobs against a real HTTP server", .serialized)
 struct PollServerTests {
     @Test("remote jobs with random progress and latency: no overlap, no idle gap, progress forward, success")
     func randomRemoteJobs() throws {
         let every = 60
         let simulation = RemoteJobSimulation(seed: 2026, intervalNanos: Int64(every) * ms, maxStep: 15)
-        let fixture = try PollFixture(timeoutSeconds: 30) { simulation.reply(path: $0.path) }
+        let fixture = try ServerFixture(timeoutSeconds: 30) { simulation.reply(path: $0.path) }
         let server = fixture.server
         let paths = (1...6).map { "/jobs/\($0)" }
         for path in paths {
@@ -150,7 +65,7 @@ struct PollServerTests {
             TestHTTPServer.Reply(body: #"{"state":"\#(value == 100 ? "done" : "running")","progress":\#(value)}"#)
         }
         let script = Script(["/p": bodies])
-        let fixture = try PollFixture { script.reply(path: $0.path) }
+        let fixture = try ServerFixture { script.reply(path: $0.path) }
         _ = try fixture.register("/p", every: 20, ["progress": "/progress", "follow": true])
         var reported: [Double] = []
         var polled = 0
@@ -176,7 +91,7 @@ struct PollServerTests {
                 TestHTTPServer.Reply(status: 503, body: "{}"), TestHTTPServer.Reply(body: #"{"state":"done"}"#),
             ],
         ])
-        let fixture = try PollFixture { script.reply(path: $0.path) }
+        let fixture = try ServerFixture { script.reply(path: $0.path) }
         let failed = try fixture.wait(try fixture.register("/f", every: 20, ["max_failures": 4]))
         #expect(failed["state"] as? String == "failed")
         let error = try #require(failed["error"] as? String)
@@ -193,7 +108,7 @@ struct PollServerTests {
 
     @Test("the total time limit ends the job timed_out and cancels the request on the wire")
     func timeoutCancelsOnTheWire() throws {
-        let fixture = try PollFixture { _ in TestHTTPServer.Reply(body: #"{"state":"done"}"#, delayNanos: 5_000 * ms) }
+        let fixture = try ServerFixture { _ in TestHTTPServer.Reply(body: #"{"state":"done"}"#, delayNanos: 5_000 * ms) }
         let id = try fixture.register("/slow", every: 50, ["timeout_ms": 300])
         let started = Date()
         #expect(try fixture.wait(id)["state"] as? String == "timed_out")
@@ -205,7 +120,7 @@ struct PollServerTests {
 
     @Test("cancel aborts the request that is out, on the wire")
     func cancelAbortsOnTheWire() throws {
-        let fixture = try PollFixture { _ in TestHTTPServer.Reply(body: "{}", delayNanos: 5_000 * ms) }
+        let fixture = try ServerFixture { _ in TestHTTPServer.Reply(body: "{}", delayNanos: 5_000 * ms) }
         let id = try fixture.register("/c", every: 50, ["ephemeral": true])
         for _ in 0..<100 where fixture.server.records(path: "/c").isEmpty { usleep(10_000) }
         let cancelled = try #require(fixture.client.call(["id": 2, "op": "cancel", "job": id]))
@@ -216,7 +131,7 @@ struct PollServerTests {
     @Test("a poll job resumes after a daemon restart with its id, counters and progress")
     func resumesAfterRestart() throws {
         let simulation = RemoteJobSimulation(seed: 9, intervalNanos: 1 * ms, maxStep: 3)
-        let fixture = try PollFixture { simulation.reply(path: $0.path) }
+        let fixture = try ServerFixture { simulation.reply(path: $0.path) }
         let id = try fixture.register("/r", every: 30, ["progress": "/progress", "follow": true])
         var lastProgress = 0.0
         while let event = fixture.client.event("progress"), let value = event["progress"] as? Double {
@@ -241,7 +156,7 @@ struct PollServerTests {
 
     @Test("method, headers and body reach the server; redirects are followed")
     func requestShapeAndRedirects() throws {
-        let fixture = try PollFixture { record in
+        let fixture = try ServerFixture { record in
             if record.path == "/old" {
                 var reply = TestHTTPServer.Reply(status: 302, body: "")
                 reply.headers.append(("Location", "/new"))
@@ -270,7 +185,7 @@ struct PollServerTests {
     @Test("a response body over the limit fails the poll")
     func responseBodyLimit() throws {
         let big = #"{"state":"done","pad":""# + String(repeating: "x", count: 4_000) + #""}"#
-        let fixture = try PollFixture(configure: { $0.http.maxResponseBytes = 2_048 }) { _ in TestHTTPServer.Reply(body: big) }
+        let fixture = try ServerFixture(configure: { $0.http.maxResponseBytes = 2_048 }) { _ in TestHTTPServer.Reply(body: big) }
         let ended = try fixture.wait(try fixture.register("/big", every: 20, ["max_failures": 1]))
         #expect(ended["state"] as? String == "failed")
         #expect((ended["error"] as? String)?.contains("larger than 2048 bytes") == true)
@@ -278,7 +193,7 @@ struct PollServerTests {
 
     @Test("bad URLs and conditions are refused over the socket with stable codes and the column")
     func refusals() throws {
-        let fixture = try PollFixture { _ in TestHTTPServer.Reply(body: "{}") }
+        let fixture = try ServerFixture { _ in TestHTTPServer.Reply(body: "{}") }
         let client = fixture.client
         let ftp = try #require(client.call(poll("ftp://example.com/x", every: 100, extra: ["id": 1])))
         #expect(ftp.errorCode == "bad_url")

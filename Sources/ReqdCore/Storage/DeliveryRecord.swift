@@ -1,28 +1,7 @@
 import ReqdProtocol
 
 /// A request job as stored: its settings, written once, and its counters, rewritten after each attempt.
-///
-/// Both encode into one flat JSON object inside the row's `detail`.
-public struct DeliveryRecord: Sendable, Hashable, Codable {
-    public var settings: DeliverySettings
-    public var counters: DeliveryCounters
-
-    /// Creates a `DeliveryRecord` from its parts.
-    public init(settings: DeliverySettings, counters: DeliveryCounters) {
-        self.settings = settings
-        self.counters = counters
-    }
-
-    public init(from decoder: any Decoder) throws {
-        settings = try DeliverySettings(from: decoder)
-        counters = try DeliveryCounters(from: decoder)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        try settings.encode(to: encoder)
-        try counters.encode(to: encoder)
-    }
-}
+public typealias DeliveryRecord = WorkRecord<DeliverySettings, DeliveryCounters>
 
 /// What a request job (or a countdown's `on_expire`) sends, and its retry policy.
 public struct DeliverySettings: Sendable, Hashable, Codable {
@@ -75,7 +54,7 @@ extension DeliverySettings {
     }
 }
 
-extension DeliveryRecord {
+extension WorkRecord where Settings == DeliverySettings, Counters == DeliveryCounters {
     /// The stored form of a delivery, with its next attempt projected onto the wall clock.
     init(_ delivery: Delivery, at now: ClockReading) {
         let ended = Int(delivery.attempts) - (delivery.inFlight ? 1 : 0)

@@ -39,28 +39,7 @@ public struct JobDetail: Sendable, Hashable, Codable {
 }
 
 /// A poll job as stored: its settings, written once, and its counters, updated after every answer.
-///
-/// Both encode into one flat JSON object, the `detail` column's format since schema version 2.
-public struct PollRecord: Sendable, Hashable, Codable {
-    public var settings: PollSettings
-    public var counters: PollCounters
-
-    /// Creates a `PollRecord` from its parts.
-    public init(settings: PollSettings, counters: PollCounters) {
-        self.settings = settings
-        self.counters = counters
-    }
-
-    public init(from decoder: any Decoder) throws {
-        settings = try PollSettings(from: decoder)
-        counters = try PollCounters(from: decoder)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        try settings.encode(to: encoder)
-        try counters.encode(to: encoder)
-    }
-}
+public typealias PollRecord = WorkRecord<PollSettings, PollCounters>
 
 /// What a stored poll was registered with, and its time limit on the wall clock.
 public struct PollSettings: Sendable, Hashable, Codable {
@@ -85,7 +64,7 @@ public struct PollSettings: Sendable, Hashable, Codable {
     }
 }
 
-extension PollRecord {
+extension WorkRecord where Settings == PollSettings, Counters == PollCounters {
     /// The stored form of a poll, with its boot-time instants projected onto the wall clock.
     init(_ poll: Poll, at now: ClockReading) {
         self.init(

@@ -122,6 +122,14 @@ public struct Configuration: Sendable, Equatable {
             scheduler.maxPollBackoffNanos = try Self.duration(key, value)
         case "poll.result_body_bytes":
             scheduler.resultBodyBytes = Int(try Self.integer(key, value, in: 0...(1 << 20)))
+        case "request.max_attempts":
+            scheduler.defaultMaxAttempts = Int(try Self.integer(key, value, in: 1...1_000))
+        case "request.backoff_min":
+            scheduler.defaultBackoffMinNanos = try Self.duration(key, value)
+        case "request.backoff_max":
+            scheduler.defaultBackoffMaxNanos = try Self.duration(key, value)
+        case "request.dedupe_window":
+            scheduler.dedupeWindowNanos = try Self.duration(key, value, allowZero: true)
         default:
             throw ConfigurationError(key: key, "unknown setting '\(key)'")
         }
@@ -132,6 +140,10 @@ public struct Configuration: Sendable, Equatable {
         guard scheduler.defaultTickNanos >= scheduler.minTickNanos else {
             throw ConfigurationError(
                 key: "countdown.default_tick", "'countdown.default_tick' must not be below 'countdown.min_tick'")
+        }
+        guard scheduler.defaultBackoffMaxNanos >= scheduler.defaultBackoffMinNanos else {
+            throw ConfigurationError(
+                key: "request.backoff_max", "'request.backoff_max' must not be below 'request.backoff_min'")
         }
         guard scheduler.maxDurationNanos >= scheduler.minTickNanos else {
             throw ConfigurationError(

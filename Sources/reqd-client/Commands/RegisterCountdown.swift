@@ -9,7 +9,9 @@ struct RegisterCountdown: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Option(help: "The countdown's key, unique among your countdowns.")
+    @Option(
+        name: [.customLong("key"), .customLong("replace")],
+        help: "The countdown's key: registering it again replaces your running job with that key, of any kind.")
     var key: String
 
     @Option(help: "Seconds to count down (fractions allowed).")
@@ -27,6 +29,20 @@ struct RegisterCountdown: ParsableCommand {
     @Flag(help: "Do not store the countdown; it is not restored after a restart.")
     var ephemeral = false
 
+    @Flag(help: "Cancel the countdown when this client exits (needs --follow); such a job is never stored.")
+    var bindConnection = false
+
+    @Option(
+        parsing: .upToNextOption,
+        help: ArgumentHelp(
+            "At expiry, send this request as a request job of its own: METHOD URL.", valueName: "METHOD URL"))
+    var onExpire: [String] = []
+
+    @OptionGroup(title: "The --on-expire request") var request: RequestOptions
+
+    @Option(help: "Attempts the --on-expire request makes at most (default 8).")
+    var maxAttempts: Int?
+
     @Flag(help: "Stay and show the countdown live until it ends.")
     var follow = false
 
@@ -40,6 +56,16 @@ struct RegisterCountdown: ParsableCommand {
         }
         if let until, Self.parseUntil(until) == nil {
             throw ValidationError("--until takes RFC 3339 (2026-11-22T10:00:00Z) or HH:MM[:SS]; got '\(until)'")
+        }
+        if !onExpire.isEmpty, onExpire.count != 2 {
+            throw ValidationError("--on-expire takes a method and a URL, such as --on-expire POST https://example.org/done")
+        }
+        if onExpire.isEmpty, !request.headers.isEmpty || request.data != nil || maxAttempts != nil {
+            throw ValidationError("--header, --data and --max-attempts describe the --on-expire request; give --on-expire too")
+        }
+        if let maxAttempts, maxAttempts < 1 { throw ValidationError("--max-attempts must be at least 1") }
+        if bindConnection, !follow {
+            throw ValidationError("--bind-connection needs --follow: the countdown ends when this client exits")
         }
     }
 
@@ -67,7 +93,12 @@ struct RegisterCountdown: ParsableCommand {
             let spec = CountdownSpec(
                 key: key, durationMs: seconds.map { Int64(($0 * 1000).rounded()) }, until: until.flatMap(Self.parseUntil),
                 tickMs: tick.flatMap(DurationText.parseNanoseconds).map { $0 / 1_000_000 }, scope: scope,
-                ephemeral: ephemeral ? true : nil, follow: follow ? true : nil)
+                ephemeral: ephemeral ? true : nil, bindConnection: bindConnection ? true : nil,
+                onExpire: onExpire.count == 2
+                    ? RequestSpec(
+                        method: onExpire[0], url: onExpire[1], headers: request.headerLines, body: try request.body(),
+                        maxAttempts: maxAttempts) : nil,
+                follow: follow ? true : nil)
             let connection = try global.connect()
             let result = try connection.call(.registerCountdown(spec), as: RegisterResult.self)
             let renderer = EventRenderer(json: global.json)

@@ -40,13 +40,11 @@ struct RegisterPoll: ParsableCommand {
     @Option(help: "The HTTP method (default GET).")
     var method: String?
 
-    @Option(name: .customLong("header"), help: "A request header, 'Name: value'; repeat for more.")
-    var headers: [String] = []
+    @OptionGroup var request: RequestOptions
 
-    @Option(help: "A request body, or @FILE to send a file's contents.")
-    var data: String?
-
-    @Option(help: "A key: registering the same key again replaces your running job with that key.")
+    @Option(
+        name: [.customLong("key"), .customLong("replace")],
+        help: "A key: registering the same key again replaces your running job with that key, of any kind.")
     var key: String?
 
     @Option(help: "A scope for cancelling and watching jobs together.")
@@ -54,6 +52,9 @@ struct RegisterPoll: ParsableCommand {
 
     @Flag(help: "Do not store the job; it is not restored after a restart.")
     var ephemeral = false
+
+    @Flag(help: "Cancel the job when this client exits (needs --follow or --wait); such a job is never stored.")
+    var bindConnection = false
 
     @Flag(help: "Stay and show progress live until the job ends.")
     var follow = false
@@ -71,19 +72,19 @@ struct RegisterPoll: ParsableCommand {
         }
         if let maxPolls, maxPolls < 1 { throw ValidationError("--max-polls must be at least 1") }
         if let maxFailures, maxFailures < 1 { throw ValidationError("--max-failures must be at least 1") }
-        for header in headers where !header.contains(":") {
-            throw ValidationError("--header takes 'Name: value'; got '\(header)'")
+        if bindConnection, !follow, !wait {
+            throw ValidationError("--bind-connection needs --follow or --wait: the job ends when this client exits")
         }
     }
 
     func run() throws {
         try runReporting {
             let spec = PollSpec(
-                url: url, method: method, headers: headers.isEmpty ? nil : headers, body: try data.map(Self.readData),
+                url: url, method: method, headers: request.headerLines, body: try request.body(),
                 everyMs: DurationText.parseNanoseconds(every).map { max(1, $0 / 1_000_000) } ?? 0, until: until,
                 progress: progress, timeoutMs: timeout.flatMap(DurationText.parseNanoseconds).map { max(1, $0 / 1_000_000) },
                 maxPolls: maxPolls, maxFailures: maxFailures, key: key, scope: scope, ephemeral: ephemeral ? true : nil,
-                follow: follow ? true : nil)
+                bindConnection: bindConnection ? true : nil, follow: follow ? true : nil)
             let connection = try global.connect()
             let result: RegisterResult
             do {
@@ -107,18 +108,5 @@ struct RegisterPoll: ParsableCommand {
             if global.json { Output.json(ended) } else { Output.line(EventRenderer.ending(ended.job)) }
             return ExitStatus.forState(ended.job.state)
         }
-    }
-
-    /// The body text: as given, or the contents of the file named after an `@`.
-    static func readData(_ text: String) throws -> String {
-        guard text.hasPrefix("@") else { return text }
-        let path = String(text.dropFirst())
-        guard let contents = FileManager.default.contents(atPath: path) else {
-            throw ClientFailure(message: "cannot read --data file '\(path)'", status: ExitStatus.usage)
-        }
-        guard let string = String(data: contents, encoding: .utf8) else {
-            throw ClientFailure(message: "--data file '\(path)' is not UTF-8 text", status: ExitStatus.usage)
-        }
-        return string
     }
 }

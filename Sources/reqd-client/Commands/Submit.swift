@@ -1,0 +1,106 @@
+import ArgumentParser
+import Foundation
+import ReqdProtocol
+
+struct Submit: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Send one request, retried on transport errors, 5xx and 429, with request hygiene.",
+        discussion: """
+            An identical request (same method, URL, body and --dedupe-header values) from you within the \
+            dedupe window returns the job the first one made: the target sees one request. The window \
+            counts from the first registration (default 3s; --dedupe-window 0 turns it off).
+            --replace KEY cancels your running job with that key, of any kind, and aborts its request \
+            on the wire. --bind-connection ties the job to this client: it is cancelled when the client exits.
+            With --wait it prints the answer; the exit status is 0 when it succeeded (an answer below 400), \
+            2 failed, 3 cancelled.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "The HTTP method, such as POST.")
+    var method: String
+
+    @Argument(help: "The URL (http or https).")
+    var url: String
+
+    @OptionGroup var request: RequestOptions
+
+    @Option(help: "Attempts at most, the first included (default 8).")
+    var maxAttempts: Int?
+
+    @Option(help: "The backoff before the second attempt and the largest one, such as 1s..5m; each wait is random up to the bound.")
+    var backoff: String?
+
+    @Option(help: "How long an identical request returns this job, such as 3s; 0 turns dedupe off.")
+    var dedupeWindow: String?
+
+    @Option(name: .customLong("dedupe-header"), help: "A header whose value counts in the dedupe fingerprint; repeat for more.")
+    var dedupeHeaders: [String] = []
+
+    @Option(help: "A replace key: a newer job with this key cancels this one, of any kind.")
+    var replace: String?
+
+    @Option(help: "A scope for cancelling and watching jobs together.")
+    var scope: String?
+
+    @Flag(help: "Do not store the job; it is not restored after a restart.")
+    var ephemeral = false
+
+    @Flag(help: "Cancel the job when this client exits (implies --wait unless --follow); such a job is never stored.")
+    var bindConnection = false
+
+    @Flag(help: "Stay and show the attempts live until the job ends.")
+    var follow = false
+
+    @Flag(help: "Block until the job ends and print the answer; the exit status tells how it ended.")
+    var wait = false
+
+    func validate() throws {
+        if follow, wait { throw ValidationError("give at most one of --follow and --wait") }
+        if let maxAttempts, maxAttempts < 1 { throw ValidationError("--max-attempts must be at least 1") }
+        if let backoff, parseBackoff(backoff) == nil {
+            throw ValidationError("--backoff takes MIN..MAX or MIN, such as 1s..5m; got '\(backoff)'")
+        }
+        if let dedupeWindow, DurationText.parseNanoseconds(dedupeWindow) == nil, dedupeWindow != "0" {
+            throw ValidationError("--dedupe-window takes a duration such as 3s, or 0; got '\(dedupeWindow)'")
+        }
+    }
+
+    func run() throws {
+        try runReporting {
+            let backoff = backoff.flatMap(parseBackoff)
+            let spec = SubmitSpec(
+                request: RequestSpec(
+                    method: method, url: url, headers: request.headerLines, body: try request.body(), maxAttempts: maxAttempts,
+                    backoffMinMs: backoff?.min, backoffMaxMs: backoff?.max),
+                dedupeWindowMs: dedupeWindow.map { $0 == "0" ? 0 : (DurationText.parseNanoseconds($0) ?? 0) / 1_000_000 },
+                dedupeHeaders: dedupeHeaders.isEmpty ? nil : dedupeHeaders, key: replace, scope: scope,
+                ephemeral: ephemeral ? true : nil, bindConnection: bindConnection ? true : nil, follow: follow ? true : nil)
+            let connection = try global.connect()
+            let result = try connection.call(.submit(spec), as: RegisterResult.self)
+            let renderer = EventRenderer(json: global.json)
+            if global.json {
+                Output.json(result)
+            } else if !(follow && renderer.live) {
+                var notes: [String] = []
+                if let replaced = result.replaced { notes.append("replaced \(replaced)") }
+                if result.deduplicated == true { notes.append("deduplicated: an identical request made it") }
+                let suffix = notes.isEmpty ? "" : " (" + notes.joined(separator: "; ") + ")"
+                Output.line("submitted \(result.job.id)  \(result.job.request.map { "\($0.method) \($0.url)" } ?? url)\(suffix)")
+            }
+            if follow { return try followJob(connection, renderer: renderer, initial: result.job) }
+            guard wait || bindConnection else { return ExitStatus.success }
+            let ended = try connection.call(.wait(WaitRequest(job: result.job.id)), as: JobResult.self)
+            if global.json {
+                Output.json(ended)
+            } else {
+                Output.line(EventRenderer.ending(ended.job))
+                if let answer = ended.job.result {
+                    for header in answer.headers ?? [] { Output.line("  \(header)") }
+                    if !answer.body.isEmpty { Output.line(answer.body + (answer.truncated ? "\n  (body cut)" : "")) }
+                }
+            }
+            return ExitStatus.forState(ended.job.state)
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import ArgumentParser
+import Foundation
+import ReqdProtocol
+
+/// The request parts a command sends: headers and a body.
+struct RequestOptions: ParsableArguments {
+    @Option(name: .customLong("header"), help: "A request header, 'Name: value'; repeat for more.")
+    var headers: [String] = []
+
+    @Option(help: "A request body, or @FILE to send a file's contents.")
+    var data: String?
+
+    func validate() throws {
+        for header in headers where !header.contains(":") {
+            throw ValidationError("--header takes 'Name: value'; got '\(header)'")
+        }
+    }
+
+    /// The headers as the protocol takes them: nil when none were given.
+    var headerLines: [String]? { headers.isEmpty ? nil : headers }
+
+    /// The body text: as given, or the contents of the file named after an `@`.
+    func body() throws -> String? {
+        guard let data else { return nil }
+        guard data.hasPrefix("@") else { return data }
+        let path = String(data.dropFirst())
+        guard let contents = FileManager.default.contents(atPath: path) else {
+            throw ClientFailure(message: "cannot read --data file '\(path)'", status: ExitStatus.usage)
+        }
+        guard let string = String(data: contents, encoding: .utf8) else {
+            throw ClientFailure(message: "--data file '\(path)' is not UTF-8 text", status: ExitStatus.usage)
+        }
+        return string
+    }
+}
+
+/// Reads `1s..5m` (a bound before the second attempt and the largest one), or a single `1s`.
+func parseBackoff(_ text: String) -> (min: Int64, max: Int64?)? {
+    let parts = text.components(separatedBy: "..")
+    guard (1...2).contains(parts.count), let low = DurationText.parseNanoseconds(parts[0]), low > 0 else { return nil }
+    guard parts.count == 2 else { return (low / 1_000_000, nil) }
+    guard let high = DurationText.parseNanoseconds(parts[1]), high >= low else { return nil }
+    return (max(1, low / 1_000_000), max(1, high / 1_000_000))
+}
