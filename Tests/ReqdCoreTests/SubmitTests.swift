@@ -365,6 +365,8 @@ struct OnExpireTests {
             }
         }
         #expect(writes == ["update \(reply.job.id) expired", "insert \(spawned)", "barrier"])
+        // Its id is already known, so a `wait` on it before the commit is held, not refused.
+        #expect(h.request(.wait(WaitRequest(job: spawned))).replies.isEmpty)
         let committed = h.handle(.commitCompleted(h.pendingBarriers.removeFirst(), failure: nil))
         #expect(committed.sends.map(\.job.rawValue) == [spawned])
         #expect(committed.sends.first?.request.method == "POST")

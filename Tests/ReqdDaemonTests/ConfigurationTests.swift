@@ -16,6 +16,12 @@ struct ConfigurationTests {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let configuration = try ConfigurationLoader(file: root.path + "/config/reqd.toml", environment: [:]).load()
         #expect(configuration == Configuration())
+        // Every setting the file documents is also one the environment and --set accept, and back.
+        let text = try String(contentsOfFile: root.path + "/config/reqd.toml", encoding: .utf8)
+        let documented = Set(try TOMLSubset.parse(text, file: "reqd.toml").keys)
+        #expect(documented.subtracting(Configuration.keys).isEmpty, "not accepted by --set: \(documented.subtracting(Configuration.keys))")
+        #expect(Set(Configuration.keys).subtracting(documented).isEmpty, "not in the file: \(Set(Configuration.keys).subtracting(documented))")
+        #expect(Configuration.reloadableKeys.isSubset(of: Configuration.keys))
     }
 
     @Test("file, then environment, then flags, each overriding the one before")

@@ -1,6 +1,10 @@
 import ReqdProtocol
 
 extension Scheduler {
+    /// A job by id: a live or ended one, or one waiting for its commit, such as the request job a
+    /// countdown's expiry just started (its id is already in the `expired` event).
+    func knownJob(_ id: JobID) -> Job? { jobs[id] ?? staged[id] }
+
     /// The wire view of a job at `now`.
     func info(_ job: Job, at now: ClockReading) -> JobInfo {
         var view = JobInfo(
@@ -49,7 +53,7 @@ extension Scheduler {
     /// `status`: the daemon summary, or one job in full.
     func status(_ request: StatusRequest, peer: Peer, at now: ClockReading) -> Result<ReplyBody, SchedulerError> {
         if let raw = request.job {
-            guard let job = jobs[JobID(raw)], peer.mayAccess(ownerUID: job.owner) else {
+            guard let job = knownJob(JobID(raw)), peer.mayAccess(ownerUID: job.owner) else {
                 return .failure(SchedulerError(.unknownJob, "no job '\(raw)'"))
             }
             return .success(.job(JobResult(job: info(job, at: now))))

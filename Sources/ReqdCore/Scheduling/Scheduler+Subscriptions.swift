@@ -115,7 +115,7 @@ extension Scheduler {
     mutating func wait(
         _ request: WaitRequest, peer: Peer, connection: ConnectionID, requestID: RequestID, at now: ClockReading
     ) -> Result<ReplyBody, SchedulerError>? {
-        guard let job = jobs[JobID(request.job)], peer.mayAccess(ownerUID: job.owner) else {
+        guard let job = knownJob(JobID(request.job)), peer.mayAccess(ownerUID: job.owner) else {
             return .failure(SchedulerError(.unknownJob, "no job '\(request.job)'"))
         }
         guard job.state == .active else { return .success(.job(JobResult(job: info(job, at: now)))) }

@@ -30,14 +30,16 @@ public struct Configuration: Sendable, Equatable {
         "jobs.max_retained", "countdown.default_tick", "countdown.min_tick", "countdown.max_duration",
         "http.connect_timeout", "http.request_timeout", "http.max_response_bytes", "http.max_request_bytes",
         "http.max_redirects", "http.max_connections_per_host", "http.threads", "poll.min_every", "poll.max_failures",
-        "poll.max_backoff", "poll.result_body_bytes",
+        "poll.max_backoff", "poll.result_body_bytes", "request.max_attempts", "request.backoff_min", "request.backoff_max",
+        "request.dedupe_window",
     ]
 
     /// Keys whose new value takes effect on SIGHUP; the rest need a restart.
     public static let reloadableKeys: Set<String> = [
         "daemon.log_level", "socket.max_line_bytes", "socket.max_pending_bytes", "jobs.max_active", "jobs.retention", "jobs.max_retained",
         "countdown.default_tick", "countdown.min_tick", "countdown.max_duration", "http.max_request_bytes",
-        "poll.min_every", "poll.max_failures", "poll.max_backoff", "poll.result_body_bytes",
+        "poll.min_every", "poll.max_failures", "poll.max_backoff", "poll.result_body_bytes", "request.max_attempts",
+        "request.backoff_min", "request.backoff_max", "request.dedupe_window",
     ]
 
     /// The environment variable that overrides `key`, such as `REQD_SOCKET_PATH`.

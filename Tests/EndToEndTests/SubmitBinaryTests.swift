@@ -1,0 +1,96 @@
+import Foundation
+import ReqdTestSupport
+import Testing
+
+/// The test server: `/search` answers after 300 ms, `/missing` 404, `/broken` 500, anything else 201 at once.
+private func makeServer() throws -> TestHTTPServer {
+    try TestHTTPServer { record in
+        switch record.path.split(separator: "?").first ?? "" {
+        case "/search": TestHTTPServer.Reply(body: #"{"hits":[]}"#, delayNanos: 300_000_000)
+        case "/missing": TestHTTPServer.Reply(status: 404, body: "no such thing")
+        case "/broken": TestHTTPServer.Reply(status: 500, body: "oops")
+        default:
+            {
+                var reply = TestHTTPServer.Reply(status: 201, body: #"{"id":9}"#)
+                reply.headers.append(("Location", "/orders/9"))
+                return reply
+            }()
+        }
+    }
+}
+
+private func withServerAndDaemon(_ body: (TestHTTPServer, DaemonProcess) throws -> Void) throws {
+    let server = try makeServer()
+    defer { server.shutdown() }
+    let directory = makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let daemon = try DaemonProcess(directory: directory, extraArguments: ["--set", "request.backoff_min=20ms"])
+    defer { daemon.stop() }
+    try body(server, daemon)
+}
+
+@Suite("reqd-client submit, end to end", .serialized)
+struct SubmitBinaryTests {
+    @Test("a search box: 20 submits --replace 50 ms apart against a 300 ms server; only the last completes, every earlier one on the wire was aborted")
+    func searchBox() throws {
+        try withServerAndDaemon { server, daemon in
+            var jobs: [String] = []
+            for index in 0..<20 {
+                let outcome = try Binaries.client(
+                    ["--json", "submit", "GET", server.url("/search?q=\(index)"), "--replace", "search"], socket: daemon.socket)
+                #expect(outcome.status == 0, "\(outcome.stderr)")
+                jobs.append(try #require((outcome.json?["job"] as? [String: Any])?["id"] as? String))
+                usleep(50_000)
+            }
+            let last = try Binaries.client(["--json", "wait", jobs[19]], socket: daemon.socket)
+            #expect((last.json?["job"] as? [String: Any])?["state"] as? String == "succeeded", "\(last.stdout)")
+            usleep(200_000)
+            let earlier = (0..<19).flatMap { server.records(path: "/search?q=\($0)") }
+            #expect(earlier.count >= 10, "most earlier requests reached the server before they were replaced")
+            #expect(earlier.allSatisfy { $0.abortedByClient && $0.status == nil }, "every earlier request on the wire was aborted")
+            let final = server.records(path: "/search?q=19")
+            #expect(final.count == 1)
+            #expect(final.first?.status == 200)
+            #expect(final.first?.abortedByClient == false)
+            for job in jobs.dropLast() {
+                let view = try Binaries.client(["--json", "status", job], socket: daemon.socket).json?["job"] as? [String: Any]
+                #expect(view?["state"] as? String == "cancelled")
+                #expect(view?["reason"] as? String == "superseded")
+            }
+        }
+    }
+
+    @Test("--wait prints the answer; exit 0 succeeded, 2 failed (a 4xx at once, a 5xx after its attempts), 11 bad input")
+    func waitExitStatuses() throws {
+        try withServerAndDaemon { server, daemon in
+            let created = try Binaries.client(
+                ["submit", "POST", server.url("/orders"), "--data", #"{"sku":7}"#, "--header", "Content-Type: application/json", "--wait"],
+                socket: daemon.socket)
+            #expect(created.status == 0, "\(created.stderr)")
+            #expect(created.stdout.contains("succeeded (status 201)"), "\(created.stdout)")
+            #expect(created.stdout.contains("Location: /orders/9"))
+            #expect(created.stdout.contains(#"{"id":9}"#))
+            #expect(server.records(path: "/orders").first?.body == #"{"sku":7}"#)
+            #expect(server.records(path: "/orders").first?.header("content-type") == "application/json")
+
+            let missing = try Binaries.client(["submit", "GET", server.url("/missing"), "--wait"], socket: daemon.socket)
+            #expect(missing.status == 2)
+            #expect(missing.stdout.contains("the server answered 404"), "\(missing.stdout)")
+            #expect(server.records(path: "/missing").count == 1)
+
+            let broken = try Binaries.client(
+                ["submit", "GET", server.url("/broken"), "--max-attempts", "3", "--backoff", "20ms..40ms", "--wait"],
+                socket: daemon.socket)
+            #expect(broken.status == 2)
+            #expect(broken.stdout.contains("3 attempts failed"), "\(broken.stdout)")
+            #expect(server.records(path: "/broken").count == 3)
+
+            let badURL = try Binaries.client(["submit", "GET", "ftp://example.org/x", "--wait"], socket: daemon.socket)
+            #expect(badURL.status == 11)
+            #expect(badURL.stderr.contains("bad_url") || badURL.stderr.contains("not a usable URL"), "\(badURL.stderr)")
+
+            let usage = try Binaries.client(["submit", "GET", server.url("/x"), "--backoff", "soon"], socket: daemon.socket)
+            #expect(usage.status == 64)
+        }
+    }
+}
