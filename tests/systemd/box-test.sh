@@ -72,6 +72,11 @@ echo "$poll_out" | sed 's/^/     /'
 check "register-poll --wait succeeded under the unit (exit $poll_status)" test "$poll_status" = 0
 poll_id=$(sed -n 's/^registered \(pl_[a-z0-9]*\).*/\1/p' <<<"$poll_out" | head -n1)
 check "journal has the poll's success under JOB_ID=$poll_id" box sh -c "journalctl -u reqd JOB_ID=$poll_id JOB_KIND=poll -o cat --no-pager | grep -q 'poll succeeded'"
+submit_out=$(box "$client" submit GET http://127.0.0.1:18181/done.json --wait 2>&1) && submit_status=0 || submit_status=$?
+echo "$submit_out" | sed 's/^/     /'
+check "submit --wait succeeded under the unit (exit $submit_status)" test "$submit_status" = 0
+submit_id=$(sed -n 's/^submitted \(rq_[a-z0-9]*\).*/\1/p' <<<"$submit_out" | head -n1)
+check "journal has the request's success under JOB_ID=$submit_id" box sh -c "journalctl -u reqd JOB_ID=$submit_id JOB_KIND=request -o cat --no-pager | grep -q 'request succeeded'"
 box systemctl stop reqd-test-http
 
 # 4. Reload: RELOADING=1 ... READY=1, configuration re-read.
