@@ -93,4 +93,38 @@ struct SubmitBinaryTests {
             #expect(usage.status == 64)
         }
     }
+
+    @Test("reqd-client --bind-connection: killing the client with SIGKILL cancels the job, and the server stops receiving")
+    func killedClient() throws {
+        try withServerAndDaemon { server, daemon in
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: Binaries.client)
+            process.arguments = [
+                "--socket", daemon.socket, "register-poll", server.url("/bound"), "--every", "100ms", "--until", "status == 999",
+                "--max-failures", "1000", "--bind-connection", "--follow",
+            ]
+            process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+            try process.run()
+            var polled = false
+            for _ in 0..<150 where !polled {
+                usleep(20_000)
+                polled = server.records(path: "/bound").count >= 2
+            }
+            #expect(polled)
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let list = try Binaries.client(["--json", "list", "--kind", "poll"], socket: daemon.socket)
+            var state: String?
+            for _ in 0..<100 {
+                let jobs = try Binaries.client(["--json", "list", "--kind", "poll"], socket: daemon.socket).json?["jobs"] as? [[String: Any]]
+                state = jobs?.first?["state"] as? String
+                if state == "cancelled" { break }
+                usleep(20_000)
+            }
+            #expect(state == "cancelled", "\(list.stdout)")
+            let after = server.records(path: "/bound").count
+            usleep(400_000)
+            #expect(server.records(path: "/bound").count == after)
+        }
+    }
 }

@@ -117,6 +117,17 @@ struct SubmitTests {
         #expect(h.persisted.isEmpty)
     }
 
+    @Test("an ephemeral request is never written to the store")
+    func ephemeralNotStored() {
+        var h = Harness()
+        let (reply, effects) = h.submitted(submit(ephemeral: true))
+        #expect(reply.job.durable == false)
+        #expect(effects.sends.count == 1)
+        _ = h.handle(.httpFinished(JobID(reply.job.id), attempt: 1, .response(HTTPAnswer(status: 503))))
+        _ = h.fireAtArmedDeadline()
+        #expect(h.persisted.isEmpty)
+    }
+
     @Test("a durable request is acknowledged only after its commit")
     func durableAckAfterCommit() {
         var h = Harness()
