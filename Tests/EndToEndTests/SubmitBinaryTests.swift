@@ -1,5 +1,6 @@
 import Foundation
 import ReqdTestSupport
+import Synchronization
 import Testing
 
 /// The test server: `/search` answers after 300 ms, `/missing` 404, `/broken` 500, anything else 201 at once.
@@ -34,29 +35,49 @@ struct SubmitBinaryTests {
     @Test("a search box: 20 submits --replace 50 ms apart against a 300 ms server; only the last completes, every earlier one on the wire was aborted")
     func searchBox() throws {
         try withServerAndDaemon { server, daemon in
-            var jobs: [String] = []
+            // Keystrokes every 50 ms, each its own reqd-client process, started on a fixed cadence so
+            // that a slow process start does not stretch the gaps.
+            let outcomes = Mutex<[Int: Binaries.Outcome]>([:])
+            let group = DispatchGroup()
+            let start = DispatchTime.now()
+            let socket = daemon.socket
             for index in 0..<20 {
-                let outcome = try Binaries.client(
-                    ["--json", "submit", "GET", server.url("/search?q=\(index)"), "--replace", "search"], socket: daemon.socket)
-                #expect(outcome.status == 0, "\(outcome.stderr)")
-                jobs.append(try #require((outcome.json?["job"] as? [String: Any])?["id"] as? String))
-                usleep(50_000)
+                let url = server.url("/search?q=\(index)")
+                group.enter()
+                DispatchQueue.global().asyncAfter(deadline: start + .milliseconds(50 * index)) {
+                    defer { group.leave() }
+                    if let outcome = try? Binaries.client(["--json", "submit", "GET", url, "--replace", "search"], socket: socket) {
+                        outcomes.withLock { $0[index] = outcome }
+                    }
+                }
             }
-            let last = try Binaries.client(["--json", "wait", jobs[19]], socket: daemon.socket)
-            #expect((last.json?["job"] as? [String: Any])?["state"] as? String == "succeeded", "\(last.stdout)")
+            #expect(group.wait(timeout: .now() + 60) == .success)
+            var views: [[String: Any]] = []
+            for index in 0..<20 {
+                let outcome = try #require(outcomes.withLock { $0[index] })
+                #expect(outcome.status == 0, "\(outcome.stderr)")
+                let id = try #require((outcome.json?["job"] as? [String: Any])?["id"] as? String)
+                let waited = try Binaries.client(["--json", "wait", id, "--timeout", "10s"], socket: daemon.socket)
+                views.append(try #require(waited.json?["job"] as? [String: Any]))
+            }
+            // The daemon's order is what counts: the last job registered wins.
+            views.sort { ($0["created_at"] as? String ?? "") < ($1["created_at"] as? String ?? "") }
+            let last = try #require(views.last)
+            #expect(last["state"] as? String == "succeeded")
+            for view in views.dropLast() {
+                #expect(view["state"] as? String == "cancelled", "\(view)")
+                #expect(view["reason"] as? String == "superseded")
+            }
+            let lastURL = try #require((last["request"] as? [String: Any])?["url"] as? String)
+            let lastPath = String(lastURL.dropFirst(server.url("").count))
             usleep(200_000)
-            let earlier = (0..<19).flatMap { server.records(path: "/search?q=\($0)") }
+            let earlier = server.records.filter { $0.path != lastPath }
             #expect(earlier.count >= 10, "most earlier requests reached the server before they were replaced")
             #expect(earlier.allSatisfy { $0.abortedByClient && $0.status == nil }, "every earlier request on the wire was aborted")
-            let final = server.records(path: "/search?q=19")
+            let final = server.records(path: lastPath)
             #expect(final.count == 1)
             #expect(final.first?.status == 200)
             #expect(final.first?.abortedByClient == false)
-            for job in jobs.dropLast() {
-                let view = try Binaries.client(["--json", "status", job], socket: daemon.socket).json?["job"] as? [String: Any]
-                #expect(view?["state"] as? String == "cancelled")
-                #expect(view?["reason"] as? String == "superseded")
-            }
         }
     }
 
