@@ -35,21 +35,36 @@ struct SubmitBinaryTests {
     @Test("a search box: 20 submits --replace 50 ms apart against a 300 ms server; only the last completes, every earlier one on the wire was aborted")
     func searchBox() throws {
         try withServerAndDaemon { server, daemon in
-            // Keystrokes every 50 ms, each its own reqd-client process, started on a fixed cadence so
-            // that a slow process start does not stretch the gaps.
+            // Keystrokes every 50 ms, each its own reqd-client process. The processes start first and
+            // wait on a FIFO for their body (`--data @FIFO`); each keystroke then writes one FIFO, so
+            // process start-up does not stretch the 50 ms gaps.
             let outcomes = Mutex<[Int: Binaries.Outcome]>([:])
             let group = DispatchGroup()
-            let start = DispatchTime.now()
             let socket = daemon.socket
-            for index in 0..<20 {
+            let fifos = (0..<20).map { "\(daemon.directory)/keystroke-\($0)" }
+            for (index, fifo) in fifos.enumerated() {
+                #expect(mkfifo(fifo, 0o600) == 0)
                 let url = server.url("/search?q=\(index)")
                 group.enter()
-                DispatchQueue.global().asyncAfter(deadline: start + .milliseconds(50 * index)) {
+                // A thread each: blocked work on Dispatch's global queue gets new threads only slowly.
+                Thread {
                     defer { group.leave() }
-                    if let outcome = try? Binaries.client(["--json", "submit", "GET", url, "--replace", "search"], socket: socket) {
+                    if let outcome = try? Binaries.client(
+                        ["--json", "submit", "POST", url, "--data", "@" + fifo, "--replace", "search"], socket: socket)
+                    {
                         outcomes.withLock { $0[index] = outcome }
                     }
-                }
+                }.start()
+            }
+            usleep(500_000)
+            let start = DispatchTime.now()
+            for (index, fifo) in fifos.enumerated() {
+                let due = start.uptimeNanoseconds + UInt64(index) * 50_000_000
+                let now = DispatchTime.now().uptimeNanoseconds
+                if due > now { usleep(UInt32((due - now) / 1_000)) }
+                let descriptor = open(fifo, O_WRONLY)
+                _ = write(descriptor, "q=\(index)", 4)
+                close(descriptor)
             }
             #expect(group.wait(timeout: .now() + 60) == .success)
             var views: [[String: Any]] = []

@@ -104,18 +104,6 @@ extension Harness {
 }
 
 extension JSONValue {
-    /// A compact JSON rendering, enough for test bodies.
-    var jsonText: String {
-        switch self {
-        case .null: "null"
-        case .bool(let value): value ? "true" : "false"
-        case .number(let value): value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
-        case .string(let value): "\"\(value)\""
-        case .array(let values): "[" + values.map(\.jsonText).joined(separator: ",") + "]"
-        case .object(let members): "{" + members.sorted { $0.key < $1.key }.map { "\"\($0.key)\":\($0.value.jsonText)" }.joined(separator: ",") + "}"
-        }
-    }
-
     /// `{"state": state, "progress": progress}`.
     static func remote(state: String, progress: Double? = nil) -> JSONValue {
         var members: [String: JSONValue] = ["state": .string(state)]

@@ -29,6 +29,7 @@ public struct Job: Sendable {
         case countdown(Countdown)
         case poll(Poll)
         case request(Delivery)
+        case group(Group)
 
         /// The kind of job this work makes.
         public var kind: JobKind {
@@ -36,16 +37,18 @@ public struct Job: Sendable {
             case .countdown: .countdown
             case .poll: .poll
             case .request: .request
+            case .group: .group
             }
         }
     }
 
-    /// The attempt out on the wire now, if any, for aborting it.
-    public var inFlightAttempt: UInt32? {
+    /// The job's requests out on the wire now, by attempt number, for aborting them.
+    public var onWire: [UInt32] {
         switch work {
-        case .countdown: nil
-        case .poll(let poll): poll.inFlight ? poll.attempts : nil
-        case .request(let delivery): delivery.inFlight ? delivery.attempts : nil
+        case .countdown: []
+        case .poll(let poll): poll.inFlight ? [poll.attempts] : []
+        case .request(let delivery): delivery.inFlight ? [delivery.attempts] : []
+        case .group(let group): group.onWire
         }
     }
 
@@ -71,6 +74,17 @@ public struct Job: Sendable {
         }
         set {
             if let newValue { work = .request(newValue) }
+        }
+    }
+
+    /// The group part, when this job is a group.
+    public var group: Group? {
+        get {
+            if case .group(let value) = work { return value }
+            return nil
+        }
+        set {
+            if let newValue { work = .group(newValue) }
         }
     }
 

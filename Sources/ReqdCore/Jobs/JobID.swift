@@ -20,6 +20,7 @@ extension JobKind {
         case .countdown: "cd_"
         case .poll: "pl_"
         case .request: "rq_"
+        case .group: "gr_"
         }
     }
 }

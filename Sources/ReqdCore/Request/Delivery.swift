@@ -56,4 +56,46 @@ public struct Delivery: Sendable, Hashable {
         }
         return Int64(Double(ceiling) * random)
     }
+
+    /// Where an attempt's end leaves a delivery.
+    public enum Step: Sendable, Hashable {
+        /// Answered below 400.
+        case succeeded
+        /// Failed in a way worth another attempt, which `nextAttempt` plans.
+        case retry(String)
+        /// Failed for good: a 4xx other than 429, or the last attempt failed (`exhausted`).
+        case failed(String, exhausted: Bool)
+    }
+
+    /// Records the end of the attempt out now and says what follows; `random` in [0, 1) draws the jitter.
+    public mutating func finish(_ outcome: HTTPOutcome, at now: Instant, random: Double) -> (step: Step, answer: HTTPAnswer?) {
+        inFlight = false
+        requestDeadline = nil
+        var answer: HTTPAnswer?
+        let failure: String
+        let retryable: Bool
+        switch outcome {
+        case .failure(let why):
+            (failure, retryable) = (why, true)
+        case .response(let response):
+            answer = response
+            lastStatus = response.status
+            guard response.status >= 400 else { return (.succeeded, answer) }
+            (failure, retryable) = ("the server answered \(response.status)", Self.retries(status: response.status))
+        }
+        lastError = failure
+        guard retryable else { return (.failed(failure, exhausted: false), answer) }
+        guard Int(attempts) < maxAttempts else {
+            return (.failed("\(attempts) attempts failed; the last: \(failure)", exhausted: true), answer)
+        }
+        nextAttempt = now.advanced(by: backoff(random: random))
+        return (.retry(failure), answer)
+    }
+
+    /// Starts the next attempt: counts it and sets when it is given up as unanswered.
+    public mutating func start(at now: Instant, timeout: Int64) {
+        attempts += 1
+        inFlight = true
+        requestDeadline = now.advanced(by: timeout)
+    }
 }

@@ -89,24 +89,10 @@ extension Scheduler {
         if remaining <= 0 {
             var expired = job
             expired.countdown?.lateBy = -remaining
-            var spawned: Job?
-            if let template = countdown.onExpire?.value {
-                var delivery = template
-                delivery.parent = job.id
-                delivery.nextAttempt = now.instant
-                spawned = newJob(
-                    owner: job.owner, key: nil, scope: job.scope, ephemeral: !job.durable, work: .request(delivery), at: now)
-                expired.countdown?.spawned = spawned?.id
-            }
+            let spawned = countdown.onExpire.map { spawnedJob($0.value, of: job, at: now) }
+            expired.countdown?.spawned = spawned?.id
             finish(expired, as: .expired, reason: nil, replacedBy: nil, at: now, into: &effects)
-            if let spawned {
-                // Written in the same transaction as the expiry, so it exists exactly when the expiry does.
-                if spawned.durable {
-                    stage(spawned, .spawn(spawned), at: now, into: &effects)
-                } else {
-                    _ = activate(spawned, follower: nil, at: now, into: &effects)
-                }
-            }
+            if let spawned { start(spawned, at: now, into: &effects) }
             return
         }
         let recipients = recipients(of: job)

@@ -103,7 +103,7 @@ extension Scheduler {
         ended.endedAt = now.wall
         jobs[job.id] = ended
         timers.remove(.job(job.id))
-        if let attempt = job.inFlightAttempt {
+        for attempt in job.onWire {
             effects.append(.abort(job.id, attempt: attempt))
         }
         if state == .cancelled { forgetDedupe(job.id) }
@@ -119,6 +119,12 @@ extension Scheduler {
         adjustCount(owner: job.owner, kind: job.kind, state: state, by: 1)
 
         var event = makeEvent(JobEventType(ending: state) ?? .cancelled, ended, at: now)
+        if ended.kind == .group, state != .cancelled {
+            // A group completes once, with `completed`; a cancelled one never does.
+            event.type = .completed
+            event.state = state
+            event.spawned = ended.group?.spawned?.rawValue
+        }
         event.lateByMs = ended.countdown?.lateBy.map { Double($0) / 1e6 }
         event.spawned = ended.countdown?.spawned?.rawValue
         event.error = ended.error
@@ -199,6 +205,11 @@ extension Scheduler {
         }
         if let delivery = job.delivery {
             event.attempt = Int(delivery.attempts)
+        }
+        if let group = job.group {
+            event.done = group.done
+            event.total = group.members.count
+            event.failures = group.failures
         }
         return event
     }

@@ -10,6 +10,7 @@ extension Scheduler {
             lateByNanos: job.countdown?.lateBy,
             detail: JobDetail(
                 poll: job.poll.map { PollRecord($0, at: now) }, request: job.delivery.map { DeliveryRecord($0, at: now) },
+                group: job.group.map { GroupRecord($0, at: now) },
                 onExpire: job.countdown?.onExpire.map { DeliverySettings($0.value) },
                 spawned: job.countdown?.spawned?.rawValue, result: job.result, error: job.error))
     }
@@ -90,6 +91,9 @@ extension Scheduler {
             case .request:
                 guard let delivery = record.detail.request?.resumed(at: now) else { continue }
                 work = .request(delivery)
+            case .group:
+                guard let group = record.detail.group?.resumed(at: now) else { continue }
+                work = .group(group)
             }
             let job = Job(
                 id: JobID(record.id), owner: record.owner, key: record.key, scope: record.scope, durable: true,

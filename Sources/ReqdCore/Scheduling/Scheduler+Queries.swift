@@ -34,6 +34,7 @@ extension Scheduler {
                 nextAttemptAt: active && !delivery.inFlight ? now.wall(at: delivery.nextAttempt) : nil,
                 parent: delivery.parent?.rawValue)
         }
+        if let group = job.group { view.group = groupInfo(group) }
         if job.boundTo != nil { view.boundToConnection = true }
         if let poll = job.poll {
             view.poll = PollInfo(

@@ -69,9 +69,7 @@ extension Scheduler {
     mutating func scheduleDelivery(_ id: JobID, at now: ClockReading, startIfDue: Bool, into effects: inout [SchedulerEffect]) {
         guard var job = jobs[id], job.state == .active, var delivery = job.delivery else { return }
         if startIfDue, !delivery.inFlight, delivery.nextAttempt <= now.instant {
-            delivery.attempts += 1
-            delivery.inFlight = true
-            delivery.requestDeadline = now.instant.advanced(by: configuration.requestTimeoutNanos)
+            delivery.start(at: now.instant, timeout: configuration.requestTimeoutNanos)
             job.delivery = delivery
             jobs[id] = job
             effects.append(
@@ -99,46 +97,46 @@ extension Scheduler {
         guard var job = jobs[id], job.state == .active, var delivery = job.delivery, delivery.inFlight,
             delivery.attempts == attempt
         else { return }
-        delivery.inFlight = false
-        delivery.requestDeadline = nil
-        var answer: HTTPAnswer?
-        var failure: String?
-        var retry = false
-        switch outcome {
-        case .failure(let why):
-            failure = why
-            retry = true
-        case .response(let response):
-            answer = response
-            delivery.lastStatus = response.status
-            if response.status >= 400 {
-                failure = "the server answered \(response.status)"
-                retry = Delivery.retries(status: response.status)
-            }
-        }
-        if let failure { delivery.lastError = failure }
+        let (step, answer) = delivery.finish(outcome, at: now.instant, random: random.unit())
         job.delivery = delivery
         job.result = answer.map(makeResult) ?? job.result
-        guard let failure else {
+        switch step {
+        case .succeeded:
             finish(job, as: .succeeded, reason: nil, replacedBy: nil, at: now, into: &effects)
-            return
-        }
-        guard retry, Int(delivery.attempts) < delivery.maxAttempts else {
-            job.error = retry ? "\(delivery.attempts) attempts failed; the last: \(failure)" : failure
+        case .failed(let why, _):
+            job.error = why
             finish(job, as: .failed, reason: nil, replacedBy: nil, at: now, into: &effects)
-            return
+        case .retry(let why):
+            jobs[id] = job
+            let recipients = recipients(of: job)
+            if !recipients.isEmpty {
+                var event = makeEvent(.retrying, job, at: now)
+                event.status = answer?.status
+                event.error = why
+                effects.append(.deliver(event, to: recipients))
+            }
+            if job.durable { effects.append(.persist(.update(record(of: job, at: now)))) }
+            scheduleDelivery(id, at: now, startIfDue: true, into: &effects)
         }
-        delivery.nextAttempt = now.instant.advanced(by: delivery.backoff(random: random.unit()))
-        job.delivery = delivery
-        jobs[id] = job
-        let recipients = recipients(of: job)
-        if !recipients.isEmpty {
-            var event = makeEvent(.retrying, job, at: now)
-            event.status = answer?.status
-            event.error = failure
-            effects.append(.deliver(event, to: recipients))
+    }
+
+    /// The request job another job's end starts (a countdown's `on_expire`, a group's
+    /// `on_complete`): owned by the same uid, in the same scope, as durable as its parent.
+    mutating func spawnedJob(_ template: Delivery, of parent: Job, at now: ClockReading) -> Job {
+        var delivery = template
+        delivery.parent = parent.id
+        delivery.nextAttempt = now.instant
+        return newJob(owner: parent.owner, key: nil, scope: parent.scope, ephemeral: !parent.durable, work: .request(delivery), at: now)
+    }
+
+    /// Starts a spawned job. A durable one is written in the same transaction as its parent's end,
+    /// which the caller has just persisted, and sent once that commit is done: it exists exactly
+    /// when the end does.
+    mutating func start(_ spawned: Job, at now: ClockReading, into effects: inout [SchedulerEffect]) {
+        if spawned.durable {
+            stage(spawned, .spawn(spawned), at: now, into: &effects)
+        } else {
+            _ = activate(spawned, follower: nil, at: now, into: &effects)
         }
-        if job.durable { effects.append(.persist(.update(record(of: job, at: now)))) }
-        scheduleDelivery(id, at: now, startIfDue: true, into: &effects)
     }
 }

@@ -117,6 +117,7 @@ public struct Scheduler: Sendable {
             switch jobs[id]?.work {
             case .poll: pollFinished(id, attempt: attempt, outcome: outcome, at: now, into: &effects)
             case .request: deliveryFinished(id, attempt: attempt, outcome: outcome, at: now, into: &effects)
+            case .group: memberFinished(id, request: attempt, outcome: outcome, at: now, into: &effects)
             case .countdown, nil: break
             }
         case .commitCompleted(let token, let failure):
@@ -138,6 +139,7 @@ public struct Scheduler: Sendable {
         case .countdown: scheduleCountdown(job, at: now.instant)
         case .poll: schedulePoll(job.id, at: now, startIfDue: startIfDue, into: &effects)
         case .request: scheduleDelivery(job.id, at: now, startIfDue: startIfDue, into: &effects)
+        case .group: scheduleGroup(job.id, at: now, startIfDue: startIfDue, into: &effects)
         }
     }
 
@@ -178,6 +180,8 @@ public struct Scheduler: Sendable {
             outcome = registerPoll(spec, peer: peer, connection: connection, requestID: request.id, at: now, into: &effects)
         case .submit(let spec):
             outcome = submit(spec, peer: peer, connection: connection, requestID: request.id, at: now, into: &effects)
+        case .registerGroup(let spec):
+            outcome = registerGroup(spec, peer: peer, connection: connection, requestID: request.id, at: now, into: &effects)
         case .cancel(let selector):
             outcome = cancel(selector, peer: peer, connection: connection, requestID: request.id, at: now, into: &effects)
         case .status(let status):
@@ -224,6 +228,8 @@ public struct Scheduler: Sendable {
             firePoll(job, poll, at: now, into: &effects)
         case .request(let delivery):
             fireDelivery(job, delivery, at: now, into: &effects)
+        case .group(let group):
+            fireGroup(job, group, at: now, into: &effects)
         }
     }
 

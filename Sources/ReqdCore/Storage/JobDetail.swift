@@ -6,6 +6,8 @@ public struct JobDetail: Sendable, Hashable, Codable {
     public var poll: PollRecord?
     /// A request job's settings and attempts.
     public var request: DeliveryRecord?
+    /// A group's members and where each is.
+    public var group: GroupRecord?
     /// A countdown's `on_expire` request.
     public var onExpire: DeliverySettings?
     /// The request job a countdown's expiry started.
@@ -17,11 +19,12 @@ public struct JobDetail: Sendable, Hashable, Codable {
 
     /// Creates a `JobDetail` from its parts.
     public init(
-        poll: PollRecord? = nil, request: DeliveryRecord? = nil, onExpire: DeliverySettings? = nil, spawned: String? = nil,
+        poll: PollRecord? = nil, request: DeliveryRecord? = nil, group: GroupRecord? = nil, onExpire: DeliverySettings? = nil, spawned: String? = nil,
         result: HTTPResult? = nil, error: String? = nil
     ) {
         self.poll = poll
         self.request = request
+        self.group = group
         self.onExpire = onExpire
         self.spawned = spawned
         self.result = result
@@ -29,7 +32,7 @@ public struct JobDetail: Sendable, Hashable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case poll, request
+        case poll, request, group
         case onExpire = "on_expire"
         case spawned, result, error
     }

@@ -231,7 +231,7 @@ public final class SchedulerLoop: @unchecked Sendable {
         let level: Logger.Level
         switch event.type {
         case .tick: level = .trace
-        case .polled, .progress, .retrying: level = .debug
+        case .polled, .progress, .retrying, .member: level = .debug
         default: level = .info
         }
         guard logger.logLevel <= level else { return }
@@ -257,6 +257,18 @@ public final class SchedulerLoop: @unchecked Sendable {
             if let progress = event.progress { metadata["job.progress"] = "\(progress)" }
             if let error = event.error { metadata["job.error"] = "\(error)" }
             logger.debug("\(event.type.rawValue)", metadata: metadata)
+        case .member:
+            if let member = event.member { metadata["group.member"] = "\(member)" }
+            if let state = event.memberState { metadata["group.member_state"] = "\(state.rawValue)" }
+            if let status = event.status { metadata["http.status"] = "\(status)" }
+            if let error = event.error { metadata["job.error"] = "\(error)" }
+            logger.debug("member ended, \(event.done ?? 0) of \(event.total ?? 0) done", metadata: metadata)
+        case .completed:
+            if let spawned = event.spawned { metadata["job.spawned"] = "\(spawned)" }
+            metadata["group.failures"] = "\(event.failures ?? 0)"
+            logger.info(
+                "group completed: \(event.state?.rawValue ?? "?"), \(event.failures ?? 0) of \(event.total ?? 0) did not succeed",
+                metadata: metadata)
         case .retrying:
             if let attempt = event.attempt { metadata["job.attempt"] = "\(attempt)" }
             if let status = event.status { metadata["http.status"] = "\(status)" }

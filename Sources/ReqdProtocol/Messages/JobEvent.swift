@@ -20,12 +20,16 @@ public enum JobEventType: String, Codable, Sendable, Hashable {
     case failed
     /// A poll job ran out of time or polls. Terminal.
     case timedOut = "timed_out"
+    /// A group member ended; `member`, `member_state`, `done`, `total` and `failures` say which and how far. (Watchers only.)
+    case member
+    /// A group ended: every member has ended, or its time limit ran out. `state` says how. Terminal.
+    case completed
 
     /// Whether this event ends the job's stream.
     public var isTerminal: Bool {
         switch self {
-        case .expired, .cancelled, .succeeded, .failed, .timedOut: true
-        case .registered, .tick, .polled, .progress, .retrying: false
+        case .expired, .cancelled, .succeeded, .failed, .timedOut, .completed: true
+        case .registered, .tick, .polled, .progress, .retrying, .member: false
         }
     }
 
@@ -70,8 +74,17 @@ public struct JobEvent: Codable, Sendable, Hashable {
     public var error: String?
     /// A request job's attempt this event reports, from 1.
     public var attempt: Int?
-    /// The request job a countdown's expiry started (its `on_expire`).
+    /// The request job a countdown's expiry (`on_expire`) or a group's completion (`on_complete`) started.
     public var spawned: String?
+    /// The group member this event reports, by index.
+    public var member: Int?
+    /// How that member ended.
+    public var memberState: MemberState?
+    /// A group's ended members and its member count.
+    public var done: Int?
+    public var total: Int?
+    /// How a completed group ended: `succeeded` or `failed`.
+    public var state: JobState?
 
     /// Creates a `JobEvent` from its parts.
     public init(
@@ -98,7 +111,9 @@ public struct JobEvent: Codable, Sendable, Hashable {
         case lateByMs = "late_by_ms"
         case reason
         case replacedBy = "replaced_by"
-        case polls, failures, status, progress, error, attempt, spawned
+        case polls, failures, status, progress, error, attempt, spawned, member
+        case memberState = "member_state"
+        case done, total, state
     }
 }
 

@@ -29,6 +29,8 @@ public struct JobInfo: Codable, Sendable, Hashable {
     public var poll: PollInfo?
     /// A request job's request, attempts and policy.
     public var request: RequestInfo?
+    /// A group's members and outcome.
+    public var group: GroupInfo?
     /// Whether the job is bound to the connection that registered it, and ends when that closes.
     public var boundToConnection: Bool?
     /// The answer that ended the job, when an answer did.
@@ -70,7 +72,7 @@ public struct JobInfo: Codable, Sendable, Hashable {
         case tickMs = "tick_ms"
         case lateByMs = "late_by_ms"
         case onExpire = "on_expire"
-        case poll, request
+        case poll, request, group
         case boundToConnection = "bound_to_connection"
         case result, error
     }

@@ -4,6 +4,7 @@ public enum Operation: String, Codable, Sendable, CaseIterable {
     case registerCountdown = "register-countdown"
     case registerPoll = "register-poll"
     case submit
+    case registerGroup = "register-group"
     case cancel
     case status
     case list

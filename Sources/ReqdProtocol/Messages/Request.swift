@@ -18,6 +18,7 @@ public enum RequestBody: Sendable, Hashable {
     case registerCountdown(CountdownSpec)
     case registerPoll(PollSpec)
     case submit(SubmitSpec)
+    case registerGroup(GroupSpec)
     case cancel(JobSelector)
     case status(StatusRequest)
     case list(ListRequest)
@@ -32,6 +33,7 @@ public enum RequestBody: Sendable, Hashable {
         case .registerCountdown: .registerCountdown
         case .registerPoll: .registerPoll
         case .submit: .submit
+        case .registerGroup: .registerGroup
         case .cancel: .cancel
         case .status: .status
         case .list: .list
@@ -76,6 +78,8 @@ extension Request: Codable {
                 body = .registerPoll(try fields(PollSpec.self, allowed: PollSpec.CodingKeys.allCases.map(\.stringValue)))
             case .submit:
                 body = .submit(try fields(SubmitSpec.self, allowed: SubmitSpec.fieldNames))
+            case .registerGroup:
+                body = .registerGroup(try fields(GroupSpec.self, allowed: GroupSpec.CodingKeys.allCases.map(\.stringValue)))
             case .cancel:
                 body = .cancel(try fields(JobSelector.self, allowed: JobSelector.CodingKeys.allCases.map(\.stringValue)))
             case .status:
@@ -105,6 +109,7 @@ extension Request: Codable {
         case .registerCountdown(let fields): try fields.encode(to: encoder)
         case .registerPoll(let fields): try fields.encode(to: encoder)
         case .submit(let fields): try fields.encode(to: encoder)
+        case .registerGroup(let fields): try fields.encode(to: encoder)
         case .cancel(let fields): try fields.encode(to: encoder)
         case .status(let fields): try fields.encode(to: encoder)
         case .list(let fields): try fields.encode(to: encoder)

@@ -4,4 +4,6 @@ public enum JobKind: String, Codable, Sendable, CaseIterable, Hashable {
     case poll
     /// A one-shot request (`submit`, or a countdown's `on_expire`), sent until an attempt is answered.
     case request
+    /// Several requests run together under a concurrency cap, reported once when all have ended.
+    case group
 }

@@ -14,6 +14,6 @@ func followJob(_ connection: DaemonConnection, renderer: EventRenderer, initial:
         let kind = try connection.decoder.decode(IncomingLineKind.self, from: .init(line))
         guard kind.isEvent else { continue }
         let event = try renderer.render(line)
-        if let status = ExitStatus.forEvent(event.type) { return status }
+        if let status = ExitStatus.forEvent(event) { return status }
     }
 }

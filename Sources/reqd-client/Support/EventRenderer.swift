@@ -89,6 +89,18 @@ final class EventRenderer {
             var text = "cancelled (\(event.reason?.rawValue ?? "requested")"
             if let replacement = event.replacedBy { text += " by \(replacement)" }
             return text + ")"
+        case .member:
+            var text = "\(event.done ?? 0) of \(event.total ?? 0) done"
+            if let failures = event.failures, failures > 0 { text += ", \(failures) failed" }
+            text += "  (member \(event.member ?? 0) \(event.memberState?.rawValue ?? "ended")"
+            if let status = event.status { text += ", status \(status)" }
+            if let error = event.error, event.memberState != .succeeded { text += ": \(error)" }
+            return text + ")"
+        case .completed:
+            var text = "completed: \(event.state?.rawValue ?? "?"), \(event.done ?? 0) of \(event.total ?? 0) done"
+            if let failures = event.failures, failures > 0 { text += ", \(failures) did not succeed" }
+            if let spawned = event.spawned { text += "; on-complete request \(spawned) started" }
+            return text
         case .retrying:
             var text = "attempt \(event.attempt ?? 0) failed: \(event.error ?? "")"
             if let status = event.status { text += " (status \(status))" }

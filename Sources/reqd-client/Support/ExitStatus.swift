@@ -41,14 +41,15 @@ enum ExitStatus {
         }
     }
 
-    /// The status for a job's terminal event.
-    static func forEvent(_ type: JobEventType) -> Int32? {
-        switch type {
+    /// The status for a job's terminal event; nil for the others.
+    static func forEvent(_ event: JobEvent) -> Int32? {
+        switch event.type {
         case .expired, .succeeded: success
         case .cancelled: jobCancelled
         case .failed: jobFailed
         case .timedOut: jobTimedOut
-        case .registered, .tick, .polled, .progress, .retrying: nil
+        case .completed: forState(event.state ?? .failed)
+        case .registered, .tick, .polled, .progress, .retrying, .member: nil
         }
     }
 

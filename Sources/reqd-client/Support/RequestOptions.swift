@@ -19,12 +19,13 @@ struct RequestOptions: ParsableArguments {
     /// The headers as the protocol takes them: nil when none were given.
     var headerLines: [String]? { headers.isEmpty ? nil : headers }
 
-    /// The body text: as given, or the contents of the file named after an `@`.
+    /// The body text: as given, or the contents of the file named after an `@`, read to its end,
+    /// so a pipe works too (`--data @/dev/stdin`).
     func body() throws -> String? {
         guard let data else { return nil }
         guard data.hasPrefix("@") else { return data }
         let path = String(data.dropFirst())
-        guard let contents = FileManager.default.contents(atPath: path) else {
+        guard let handle = FileHandle(forReadingAtPath: path), let contents = try? handle.readToEnd() ?? Data() else {
             throw ClientFailure(message: "cannot read --data file '\(path)'", status: ExitStatus.usage)
         }
         guard let string = String(data: contents, encoding: .utf8) else {
