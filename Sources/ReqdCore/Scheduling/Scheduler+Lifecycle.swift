@@ -123,10 +123,9 @@ extension Scheduler {
             // A group completes once, with `completed`; a cancelled one never does.
             event.type = .completed
             event.state = state
-            event.spawned = ended.group?.spawned?.rawValue
         }
         event.lateByMs = ended.countdown?.lateBy.map { Double($0) / 1e6 }
-        event.spawned = ended.countdown?.spawned?.rawValue
+        event.spawned = (ended.countdown?.spawned ?? ended.group?.spawned)?.rawValue
         event.error = ended.error
         event.status = ended.result?.status
         effects.append(.deliver(event, to: recipients(of: ended)))

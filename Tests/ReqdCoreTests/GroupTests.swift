@@ -1,0 +1,217 @@
+import ReqdProtocol
+import Testing
+@testable import ReqdCore
+
+private let second = Harness.second
+
+private func members(_ count: Int, path: String = "/m", maxAttempts: Int? = 1) -> [RequestSpec] {
+    (0..<count).map { RequestSpec(method: "GET", url: "https://api.example\(path)/\($0)", maxAttempts: maxAttempts, backoffMinMs: 1_000) }
+}
+
+extension Harness {
+    /// Registers a group and returns its id and the effects.
+    mutating func group(_ spec: GroupSpec, connection: UInt64 = 1) -> (id: JobID, effects: [SchedulerEffect]) {
+        let effects = request(.registerGroup(spec), connection: connection)
+        guard let result = effects.replies.first?.result, case .success(.registered(let reply)) = result else {
+            fatalError("registration failed: \(effects)")
+        }
+        return (JobID(reply.job.id), effects)
+    }
+
+    /// Answers a send with a status.
+    mutating func answer(_ send: HTTPSend, status: Int) -> [SchedulerEffect] {
+        handle(.httpFinished(send.job, attempt: send.attempt, .response(HTTPAnswer(status: status, body: Array("s\(status)".utf8)))))
+    }
+}
+
+@Suite("Group jobs on the injected clock")
+struct GroupTests {
+    @Test("at most `concurrency` members are out; a freed slot starts the next member in order")
+    func concurrencyCap() throws {
+        var h = Harness()
+        let (id, effects) = h.group(GroupSpec(members: members(10), concurrency: 3, follow: true))
+        #expect(id.rawValue.hasPrefix("gr_"))
+        var out = effects.sends
+        #expect(out.map(\.request.url) == (0..<3).map { "https://api.example/m/\($0)" })
+        var started = out.count
+        var maxOut = out.count
+        var completed: [JobEvent] = []
+        while let send = out.first {
+            out.removeFirst()
+            let next = h.answer(send, status: 200)
+            completed += next.events(.completed)
+            out += next.sends
+            started += next.sends.count
+            maxOut = max(maxOut, out.count)
+            #expect(next.sends.count <= 1)
+        }
+        #expect(started == 10)
+        #expect(maxOut == 3)
+        #expect(completed.count == 1)
+        #expect(completed.first?.state == .succeeded)
+        #expect(h.scheduler.job(id)?.state == .succeeded)
+    }
+
+    @Test("every error is reported: 3 failing members of 10 give 3 errors and a failed group")
+    func allErrors() throws {
+        var h = Harness()
+        let (id, effects) = h.group(GroupSpec(members: members(10), concurrency: 10, follow: true))
+        var completed: [JobEvent] = []
+        var memberEvents: [JobEvent] = []
+        for send in effects.sends {
+            let index = Int(send.request.url.split(separator: "/").last!)!
+            let next = h.answer(send, status: [2, 5, 7].contains(index) ? 404 : 200)
+            completed += next.events(.completed)
+            memberEvents += next.events(.member)
+        }
+        #expect(completed.count == 1)
+        #expect(completed.first?.state == .failed)
+        #expect(completed.first?.failures == 3)
+        #expect(memberEvents.count == 10)
+        #expect(memberEvents.last?.done == 10)
+        let view = try #require(h.scheduler.job(id).map { h.scheduler.info($0, at: h.now) }?.group)
+        #expect(view.errors.map(\.index) == [2, 5, 7])
+        #expect(view.errors.allSatisfy { $0.error == "the server answered 404" && $0.state == .failed })
+        #expect(view.members.map(\.state).filter { $0 == .succeeded }.count == 7)
+        #expect(view.members[3].status == 200 && view.members[3].body == "s200")
+        #expect(h.scheduler.job(id)?.error == "3 of 10 members did not succeed")
+    }
+
+    @Test("a member that never answers does not hang the group past its time limit")
+    func timeout() throws {
+        var h = Harness()
+        let (id, effects) = h.group(GroupSpec(members: members(5), concurrency: 2, timeoutMs: 5_000, follow: true))
+        _ = h.answer(effects.sends[0], status: 200)
+        // Member 1 never answers; member 2 started when member 0 ended and never answers either.
+        h.advance(5 * second)
+        let fired = h.handle(.timerFired)
+        #expect(Set(fired.aborts.map(\.0)) == [id])
+        #expect(fired.aborts.count == 2)
+        let completed = try #require(fired.events(.completed).first)
+        #expect(completed.state == .failed)
+        let view = try #require(h.scheduler.job(id).map { h.scheduler.info($0, at: h.now) }?.group)
+        #expect(view.members.map(\.state) == [.succeeded, .timedOut, .timedOut, .notStarted, .notStarted])
+        #expect(view.errors.count == 4)
+        #expect(h.fireAtArmedDeadline().events.isEmpty)
+    }
+
+    @Test("a failing member retries inside its slot; no other member takes the slot meanwhile")
+    func retryKeepsSlot() throws {
+        var h = Harness()
+        let (_, effects) = h.group(GroupSpec(members: members(3, maxAttempts: 3), concurrency: 1))
+        let retried = h.answer(effects.sends[0], status: 503)
+        #expect(retried.sends.isEmpty || retried.sends.first?.request.url == "https://api.example/m/0")
+        let again = retried.sends.first ?? h.fireAtArmedDeadline().sends.first
+        #expect(again?.request.url == "https://api.example/m/0")
+        let next = h.answer(try #require(again), status: 200)
+        #expect(next.sends.map(\.request.url) == ["https://api.example/m/1"])
+    }
+
+    @Test("cancelling aborts members on the wire, starts no pending member, and never completes")
+    func cancel() throws {
+        var h = Harness()
+        let onComplete = RequestSpec(url: "https://hooks.example/done")
+        let (id, effects) = h.group(GroupSpec(members: members(6), concurrency: 3, onComplete: onComplete, scope: "page", follow: true))
+        let cancelled = h.request(.cancel(JobSelector(scope: "page")))
+        #expect(Set(cancelled.aborts.map(\.1)) == Set(effects.sends.map(\.attempt)))
+        #expect(cancelled.events(.completed).isEmpty)
+        #expect(cancelled.events(.cancelled).count == 1)
+        for send in effects.sends {
+            let late = h.answer(send, status: 200)
+            #expect(late.sends.isEmpty && late.events.isEmpty)
+        }
+        #expect(h.scheduler.jobs.values.allSatisfy { $0.kind == .group })
+        #expect(h.scheduler.job(id)?.state == .cancelled)
+    }
+
+    @Test("completion fires once: the completed event, then the on_complete POST of the result after its commit")
+    func onComplete() throws {
+        var h = Harness()
+        h.autoCommit = false
+        _ = h.request(.registerGroup(GroupSpec(members: members(2), onComplete: RequestSpec(url: "https://hooks.example/done"))))
+        let registered = h.handle(.commitCompleted(h.pendingBarriers.removeFirst(), failure: nil))
+        _ = h.answer(registered.sends[0], status: 200)
+        let last = h.answer(registered.sends[1], status: 500)
+        let completed = try #require(last.events(.completed).first)
+        let spawned = try #require(completed.spawned)
+        #expect(last.sends.isEmpty, "sent only once the completion and the request job are on disk")
+        while !h.pendingBarriers.isEmpty {
+            let committed = h.handle(.commitCompleted(h.pendingBarriers.removeFirst(), failure: nil))
+            if let send = committed.sends.first {
+                #expect(send.job.rawValue == spawned)
+                #expect(send.request.method == "POST")
+                #expect(send.request.headers.contains(HTTPHeader(name: "Content-Type", value: "application/json")))
+                let body = try #require(send.request.body.flatMap { JSONValue(json: $0) })
+                guard case .object(let result) = body, case .array(let results)? = result["members"],
+                    case .array(let errors)? = result["errors"]
+                else { throw GroupFailure("unexpected body \(body.jsonText)") }
+                #expect(result["state"] == .string("failed"))
+                #expect(results.count == 2)
+                #expect(errors.count == 1)
+            }
+        }
+        #expect(h.scheduler.jobs.values.filter { $0.kind == .request }.count == 1)
+    }
+
+    @Test("two groups with identical members share nothing")
+    func isolation() throws {
+        var h = Harness()
+        let (a, aEffects) = h.group(GroupSpec(members: members(2), concurrency: 2, follow: true))
+        let (b, bEffects) = h.group(GroupSpec(members: members(2), concurrency: 2, follow: true))
+        let aDone = aEffects.sends.flatMap { h.answer($0, status: 200).events(.completed) }
+        #expect(aDone.map(\.job) == [a.rawValue])
+        #expect(h.scheduler.job(b)?.state == .active)
+        #expect(h.scheduler.job(b)?.group?.done == 0)
+        let bDone = bEffects.sends.flatMap { h.answer($0, status: 404).events(.completed) }
+        #expect(bDone.map(\.state) == [.failed])
+        #expect(h.scheduler.job(a)?.state == .succeeded)
+    }
+
+    @Test("after a restart, unfinished members run again and finished ones are not resent")
+    func restart() throws {
+        var h = Harness()
+        let (id, effects) = h.group(GroupSpec(members: members(4), concurrency: 2))
+        _ = h.answer(effects.sends[0], status: 200)
+        var latest: [String: JobRecord] = [:]
+        for change in h.persisted {
+            if case .insert(let record) = change { latest[record.id] = record }
+            if latest[change.jobID]?.apply(change) == false { latest[change.jobID] = nil }
+        }
+        var restarted = Harness()
+        restarted.now = h.now
+        restarted.advance(1 * second)
+        restarted.scheduler = Scheduler(configuration: SchedulerConfiguration(), seed: 1, now: restarted.now)
+        _ = restarted.handle(.restore(Array(latest.values)))
+        let resumed = restarted.fireAtArmedDeadline()
+        #expect(resumed.sends.map(\.request.url) == ["https://api.example/m/1", "https://api.example/m/2"])
+        var out = resumed.sends
+        var completed: [JobEvent] = []
+        while let send = out.first {
+            out.removeFirst()
+            let next = restarted.answer(send, status: 200)
+            out += next.sends
+            completed += next.events(.completed)
+        }
+        #expect(restarted.scheduler.job(id)?.state == .succeeded)
+        #expect(restarted.scheduler.job(id)?.group?.members.map(\.delivery.attempts) == [1, 1, 1, 1])
+    }
+
+    @Test("bad groups are refused with a stable code", arguments: [
+        (GroupSpec(members: []), SchedulerError.Code.badField),
+        (GroupSpec(members: members(2), concurrency: 0), .badField),
+        (GroupSpec(members: [RequestSpec(url: "file:///etc/passwd")]), .badURL),
+        (GroupSpec(members: members(2), timeoutMs: -5), .badDuration),
+    ])
+    func refusals(spec: GroupSpec, code: SchedulerError.Code) {
+        var h = Harness()
+        let effects = h.request(.registerGroup(spec))
+        #expect(effects.errorCodes == [code])
+        #expect(effects.sends.isEmpty)
+        #expect(h.scheduler.activeJobCount == 0)
+    }
+}
+
+private struct GroupFailure: Error {
+    var message: String
+    init(_ message: String) { self.message = message }
+}
