@@ -13,7 +13,7 @@ struct ReqdClient: ParsableCommand {
             14 daemon internal error; 64 bad usage; 69 daemon unreachable; 124 wait --timeout ran out.
             """,
         version: ProtocolInfo.softwareVersion,
-        subcommands: [RegisterCountdown.self, RegisterPoll.self, Submit.self, Cancel.self, Status.self, List.self, Watch.self, Wait.self])
+        subcommands: [RegisterCountdown.self, RegisterPoll.self, Submit.self, Group.self, Cancel.self, Status.self, List.self, Watch.self, Wait.self])
 
     @OptionGroup var global: GlobalOptions
 }

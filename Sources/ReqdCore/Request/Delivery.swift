@@ -86,7 +86,8 @@ public struct Delivery: Sendable, Hashable {
         lastError = failure
         guard retryable else { return (.failed(failure, exhausted: false), answer) }
         guard Int(attempts) < maxAttempts else {
-            return (.failed("\(attempts) attempts failed; the last: \(failure)", exhausted: true), answer)
+            let why = attempts > 1 ? "\(attempts) attempts failed; the last: \(failure)" : failure
+            return (.failed(why, exhausted: true), answer)
         }
         nextAttempt = now.advanced(by: backoff(random: random))
         return (.retry(failure), answer)

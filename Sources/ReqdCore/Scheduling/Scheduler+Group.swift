@@ -30,7 +30,9 @@ extension Scheduler {
         }
         var members: [GroupMember] = []
         members.reserveCapacity(spec.members.count)
-        for (index, member) in spec.members.enumerated() {
+        for (index, var member) in spec.members.enumerated() {
+            // A member retries only when it names a policy of its own.
+            member.maxAttempts = member.maxAttempts ?? 1
             members.append(GroupMember(delivery: try makeDelivery(member, field: "members[\(index)].", firstAttempt: now.instant)))
         }
         let concurrency = spec.concurrency ?? 4

@@ -44,6 +44,8 @@ final class EventRenderer {
             Output.raw("\r\u{1B}[K\(job.key ?? job.id)  \(Self.clock(remaining)) left")
         } else if let poll = job.poll {
             Output.raw("\r\u{1B}[K\(job.key ?? job.id)  \(Self.pollURL(poll))  waiting for the first answer")
+        } else if let group = job.group {
+            Output.raw("\r\u{1B}[K\(job.key ?? job.id)  \(group.done) of \(group.total) done")
         }
     }
 

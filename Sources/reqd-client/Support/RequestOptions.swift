@@ -21,8 +21,10 @@ struct RequestOptions: ParsableArguments {
 
     /// The body text: as given, or the contents of the file named after an `@`, read to its end,
     /// so a pipe works too (`--data @/dev/stdin`).
-    func body() throws -> String? {
-        guard let data else { return nil }
+    func body() throws -> String? { try data.map(Self.readBody) }
+
+    /// A `--data` value: the text itself, or the contents of the file named after an `@`.
+    static func readBody(_ data: String) throws -> String {
         guard data.hasPrefix("@") else { return data }
         let path = String(data.dropFirst())
         guard let handle = FileHandle(forReadingAtPath: path), let contents = try? handle.readToEnd() ?? Data() else {

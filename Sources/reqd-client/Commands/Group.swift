@@ -1,0 +1,204 @@
+import ArgumentParser
+import Foundation
+import ReqdProtocol
+
+struct Group: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run several requests together under a concurrency cap; report once, when all have ended.",
+        discussion: """
+            Members come from --request 'METHOD URL' (each followed by its own --header and --data) and \
+            from --file, a JSON array or NDJSON of request objects ({"method":"POST","url":"...","headers":[...],\
+            "body":"...","max_attempts":3}). Members start in order as slots free. The group succeeds only \
+            if every member does; otherwise it fails with every member's error. --timeout ends it: members \
+            still running are timed_out, those never started not_started.
+            With --wait it prints a table of the members; the exit status is 0 when all succeeded, \
+            2 failed, 3 cancelled.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(name: .customLong("request"), help: ArgumentHelp("A member: METHOD URL; repeat for more.", valueName: "METHOD URL"))
+    var requests: [String] = []
+
+    @Option(name: .customLong("header"), help: "A header of the --request before it, 'Name: value'; repeat for more.")
+    var headers: [String] = []
+
+    @Option(name: .customLong("data"), help: "The body of the --request before it, or @FILE.")
+    var bodies: [String] = []
+
+    @Option(help: "Members from a file: a JSON array, or one JSON object per line.")
+    var file: String?
+
+    @Option(help: "Members in flight at most (default 4).")
+    var concurrency: Int?
+
+    @Option(help: "A time limit for the whole group, such as 30s.")
+    var timeout: String?
+
+    @Option(help: "Attempts per member at most, for members that name none (default 1: no retry).")
+    var maxAttempts: Int?
+
+    @Option(help: ArgumentHelp("POST the result (JSON) here when the group completes: [METHOD] URL.", valueName: "URL"))
+    var onComplete: String?
+
+    @Option(name: [.customLong("key"), .customLong("replace")], help: "A replace key: a newer job with this key cancels this one.")
+    var key: String?
+
+    @Option(help: "A scope for cancelling and watching jobs together.")
+    var scope: String?
+
+    @Flag(help: "Do not store the group; it is not restored after a restart.")
+    var ephemeral = false
+
+    @Flag(help: "Cancel the group when this client exits (implies --wait unless --follow); such a job is never stored.")
+    var bindConnection = false
+
+    @Flag(help: "Show members finishing live: n of N done, failures so far.")
+    var follow = false
+
+    @Flag(help: "Block until the group ends and print a table of its members.")
+    var wait = false
+
+    func validate() throws {
+        if follow, wait { throw ValidationError("give at most one of --follow and --wait") }
+        if requests.isEmpty, file == nil { throw ValidationError("give at least one --request 'METHOD URL', or --file") }
+        if let concurrency, concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
+        if let maxAttempts, maxAttempts < 1 { throw ValidationError("--max-attempts must be at least 1") }
+        if let timeout, (DurationText.parseNanoseconds(timeout) ?? 0) <= 0 {
+            throw ValidationError("--timeout takes a positive duration such as 30s; got '\(timeout)'")
+        }
+        for request in requests where Self.methodAndURL(request) == nil {
+            throw ValidationError("--request takes 'METHOD URL', such as 'GET https://example.org/a'; got '\(request)'")
+        }
+        for header in headers where !header.contains(":") {
+            throw ValidationError("--header takes 'Name: value'; got '\(header)'")
+        }
+        _ = try Self.pairing(CommandLine.arguments)
+    }
+
+    /// `GET https://…` as its two parts.
+    static func methodAndURL(_ text: String) -> (method: String, url: String)? {
+        let parts = text.split(separator: " ", omittingEmptySubsequences: true)
+        guard parts.count == 2 else { return nil }
+        return (String(parts[0]), String(parts[1]))
+    }
+
+    /// For each `--header` and `--data`, in order, the index of the `--request` before it.
+    ///
+    /// ArgumentParser keeps each option's values in order but not their order relative to each
+    /// other, so the command line is read once more for that.
+    static func pairing(_ arguments: [String]) throws -> (headers: [Int], bodies: [Int]) {
+        var current = -1
+        var headers: [Int] = []
+        var bodies: [Int] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            let name = argument.split(separator: "=", maxSplits: 1).first.map(String.init) ?? argument
+            let takesNext = !argument.contains("=")
+            switch name {
+            case "--request": current += 1
+            case "--header", "--data":
+                guard current >= 0 else {
+                    throw ValidationError("\(name) belongs to a member: put it after the --request it is for")
+                }
+                if name == "--header" { headers.append(current) } else { bodies.append(current) }
+            default: break
+            }
+            index += ["--request", "--header", "--data"].contains(name) && takesNext ? 2 : 1
+        }
+        return (headers, bodies)
+    }
+
+    /// The members: the `--request`s with their headers and bodies, then those of `--file`.
+    func members() throws -> [RequestSpec] {
+        let pairing = try Self.pairing(CommandLine.arguments)
+        var members = requests.compactMap(Self.methodAndURL).map {
+            RequestSpec(method: $0.method, url: $0.url, maxAttempts: maxAttempts)
+        }
+        for (header, owner) in zip(headers, pairing.headers) where owner < members.count {
+            members[owner].headers = (members[owner].headers ?? []) + [header]
+        }
+        for (body, owner) in zip(bodies, pairing.bodies) where owner < members.count {
+            members[owner].body = try RequestOptions.readBody(body)
+        }
+        if let file {
+            members += try Self.read(file).map { member in
+                var member = member
+                member.maxAttempts = member.maxAttempts ?? maxAttempts
+                return member
+            }
+        }
+        return members
+    }
+
+    /// Request objects from a JSON array or NDJSON file.
+    static func read(_ path: String) throws -> [RequestSpec] {
+        guard let handle = FileHandle(forReadingAtPath: path), let data = try? handle.readToEnd() ?? Data() else {
+            throw ClientFailure(message: "cannot read --file '\(path)'", status: ExitStatus.usage)
+        }
+        let decoder = JSONDecoder()
+        if let array = try? decoder.decode([RequestSpec].self, from: data) { return array }
+        var members: [RequestSpec] = []
+        for (number, line) in String(decoding: data, as: UTF8.self).split(separator: "\n").enumerated()
+        where !line.trimmingCharacters(in: .whitespaces).isEmpty {
+            do {
+                members.append(try decoder.decode(RequestSpec.self, from: Data(line.utf8)))
+            } catch {
+                throw ClientFailure(
+                    message: "--file '\(path)' line \(number + 1) is not a request object (and the file is not a JSON array)",
+                    status: ExitStatus.usage)
+            }
+        }
+        return members
+    }
+
+    func run() throws {
+        try runReporting {
+            var completion: RequestSpec?
+            if let onComplete {
+                let parts = Self.methodAndURL(onComplete)
+                completion = RequestSpec(method: parts?.method ?? "POST", url: parts?.url ?? onComplete)
+            }
+            let spec = GroupSpec(
+                members: try members(), concurrency: concurrency,
+                timeoutMs: timeout.flatMap(DurationText.parseNanoseconds).map { max(1, $0 / 1_000_000) }, onComplete: completion,
+                key: key, scope: scope, ephemeral: ephemeral ? true : nil, bindConnection: bindConnection ? true : nil,
+                follow: follow ? true : nil)
+            let connection = try global.connect()
+            let result = try connection.call(.registerGroup(spec), as: RegisterResult.self)
+            let renderer = EventRenderer(json: global.json)
+            if global.json {
+                Output.json(result)
+            } else if !(follow && renderer.live) {
+                let replaced = result.replaced.map { " (replaced \($0))" } ?? ""
+                Output.line("registered \(result.job.id)  \(spec.members.count) members, \(spec.concurrency ?? 4) at a time\(replaced)")
+            }
+            if follow { return try followJob(connection, renderer: renderer, initial: result.job) }
+            guard wait || bindConnection else { return ExitStatus.success }
+            let ended = try connection.call(.wait(WaitRequest(job: result.job.id)), as: JobResult.self)
+            if global.json {
+                Output.json(ended)
+            } else {
+                if let group = ended.job.group { Self.table(group) }
+                Output.line(EventRenderer.ending(ended.job))
+            }
+            return ExitStatus.forState(ended.job.state)
+        }
+    }
+
+    /// One row per member: its index, request, state, status, attempts and error.
+    static func table(_ group: GroupInfo) {
+        var rows = [["#", "REQUEST", "STATE", "STATUS", "ATTEMPTS", "ERROR"]]
+        for member in group.members {
+            rows.append([
+                "\(member.index)", "\(member.method) \(member.url)", member.state.rawValue, member.status.map(String.init) ?? "-",
+                "\(member.attempts)", member.state == .succeeded ? "" : member.error ?? "",
+            ])
+        }
+        let widths = (0..<rows[0].count).map { column in rows.map { $0[column].count }.max() ?? 0 }
+        for row in rows {
+            Output.line(zip(row, widths).map { $0.padding($1 + 2) }.joined().trimmingTrailingSpaces())
+        }
+    }
+}
