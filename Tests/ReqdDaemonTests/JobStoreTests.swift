@@ -148,4 +148,34 @@ struct JobStoreTests {
         expected?.counters.lastStart = WallTime(nanosecondsSinceEpoch: 5)
         #expect(rows.map(\.detail.poll) == [expected])
     }
+
+    @Test("a group member's end is one row of its own, read back over the group's detail and deleted with it")
+    func groupMembers() throws {
+        let directory = TemporaryDirectory()
+        let store = try JobStore(directory: directory.path) { _, _ in }
+        let settings = DeliverySettings(
+            request: HTTPRequestSpec(method: "GET", url: "http://127.0.0.1:1/x"), maxAttempts: 1, backoffMinNanos: 1,
+            backoffMaxNanos: 1, parent: nil)
+        let pending = MemberRecord(state: .pending, attempts: 0, lastStatus: nil, result: nil, error: nil)
+        var group = record("gr_a", key: nil)
+        group.kind = .group
+        group.deadline = nil
+        group.tickNanos = nil
+        group.detail.group = GroupRecord(
+            settings: GroupSettings(members: [settings, settings], concurrency: 1, timeoutNanos: nil, deadline: nil, onComplete: nil),
+            counters: GroupCounters(members: [pending, pending], spawned: nil))
+        let ended = MemberRecord(
+            state: .failed, attempts: 1, lastStatus: 404, result: HTTPResult(status: 404, body: "no", truncated: false),
+            error: "the server answered 404")
+        var batch = StoreBatch()
+        batch.changes = [.insert(group), .groupMember("gr_a", index: 1, ended)]
+        store.submit(batch)
+        store.close()
+        let reopened = try JobStore(directory: directory.path) { _, _ in }
+        #expect(try reopened.loadAll().first?.detail.group?.counters.members == [pending, ended])
+        batch.changes = [.delete("gr_a"), .insert(group)]
+        reopened.submit(batch)
+        reopened.flush()
+        #expect(try reopened.loadAll().first?.detail.group?.counters.members == [pending, pending], "the old member rows went with the job")
+    }
 }

@@ -5,8 +5,11 @@ import ReqdProtocol
 /// A started member keeps its slot until it ends, retries included, so no more than `concurrency`
 /// requests are ever out. The group ends once, when every member has ended or its time limit
 /// runs out; then members still running are `timed_out` and those never started `not_started`.
+///
+/// Counts and the running set are kept as members change, so an answer costs work in proportion
+/// to the cap, not to the group's size.
 public struct Group: Sendable, Hashable {
-    public var members: [GroupMember]
+    public private(set) var members: [GroupMember]
     public var concurrency: Int
     /// The time limit as given, in nanoseconds.
     public var timeout: Int64?
@@ -17,42 +20,107 @@ public struct Group: Sendable, Hashable {
     /// The request job the completion started.
     public var spawned: JobID?
     /// Requests started so far, group-wide: each one's number, so a completion finds its member.
-    public var requestsStarted: UInt32 = 0
-    /// The first member that may still be pending; members before it have all started.
-    public var nextPending = 0
+    public private(set) var requestsStarted: UInt32 = 0
     /// When a restored group starts its members again.
     public var resumeAt: Instant?
+    /// The members started and not ended: each holds a slot.
+    public private(set) var running: Set<Int> = []
+    /// The member of each request on the wire, by its number.
+    public private(set) var wires: [UInt32: Int] = [:]
+    /// Members that have ended.
+    public private(set) var done = 0
+    /// Members that ended other than succeeded.
+    public private(set) var failures = 0
+    /// The first member that may still be pending; members before it have all started.
+    private var nextPending = 0
 
-    /// Creates a group none of whose members has started.
+    /// Creates a group from its members as they are (all pending, or restored).
     public init(members: [GroupMember], concurrency: Int, timeout: Int64?, deadline: Instant?, onComplete: Box<Delivery>?) {
         self.members = members
         self.concurrency = concurrency
         self.timeout = timeout
         self.deadline = deadline
         self.onComplete = onComplete
+        for (index, member) in members.enumerated() {
+            if member.state == .running { running.insert(index) }
+            if member.state.isEnded {
+                done += 1
+                if member.state != .succeeded { failures += 1 }
+            }
+        }
     }
 
-    /// Members started and not ended: each holds a slot.
-    public var running: Int { members.reduce(0) { $0 + ($1.state == .running ? 1 : 0) } }
-
-    /// Members that have ended.
-    public var done: Int { members.reduce(0) { $0 + ($1.state.isEnded ? 1 : 0) } }
-
-    /// Members that ended other than succeeded.
-    public var failures: Int { members.reduce(0) { $0 + ($1.state.isEnded && $1.state != .succeeded ? 1 : 0) } }
-
     /// The numbers of the requests on the wire now.
-    public var onWire: [UInt32] { members.compactMap(\.wire) }
+    public var onWire: [UInt32] { Array(wires.keys) }
+
+    /// Whether every member has ended.
+    public var isComplete: Bool { done == members.count }
 
     /// The member whose request has this number, if it is still out.
-    public func member(onWire number: UInt32) -> Int? { members.firstIndex { $0.wire == number } }
+    public func member(onWire number: UInt32) -> Int? { wires[number] }
 
-    /// The next instant the group needs the timer: its time limit, a running member's next
-    /// attempt or its request timeout.
+    /// The next pending member, in order, if a slot is free.
+    public mutating func nextToStart() -> Int? {
+        guard running.count < concurrency else { return nil }
+        while nextPending < members.count {
+            defer { nextPending += 1 }
+            if members[nextPending].state == .pending { return nextPending }
+        }
+        return nil
+    }
+
+    /// Sends a member's next attempt: marks it running and gives the request a fresh number.
+    public mutating func startAttempt(_ index: Int, at now: Instant, timeout: Int64) -> UInt32 {
+        if members[index].state == .pending {
+            members[index].state = .running
+            running.insert(index)
+        }
+        requestsStarted += 1
+        wires[requestsStarted] = index
+        members[index].wire = requestsStarted
+        members[index].delivery.start(at: now, timeout: timeout)
+        return requestsStarted
+    }
+
+    /// Records the end of a member's request; returns the member's index and what follows.
+    public mutating func finishAttempt(
+        _ number: UInt32, _ outcome: HTTPOutcome, at now: Instant, random: Double, keeping bodyBytes: Int
+    ) -> (index: Int, step: Delivery.Step)? {
+        guard let index = wires.removeValue(forKey: number) else { return nil }
+        members[index].wire = nil
+        let (step, answer) = members[index].delivery.finish(outcome, at: now, random: random)
+        if let answer { members[index].result = Scheduler.result(of: answer, keeping: bodyBytes) }
+        switch step {
+        case .succeeded: end(index, as: .succeeded, error: nil)
+        case .failed(let why, _): end(index, as: .failed, error: why)
+        case .retry: break
+        }
+        return (index, step)
+    }
+
+    /// Ends a member that has not ended; returns the number of its request on the wire, if any, to abort.
+    @discardableResult
+    public mutating func end(_ index: Int, as state: MemberState, error: String?) -> UInt32? {
+        guard !members[index].state.isEnded else { return nil }
+        let wire = members[index].wire
+        if let wire { wires[wire] = nil }
+        members[index].wire = nil
+        members[index].delivery.inFlight = false
+        members[index].state = state
+        members[index].error = error
+        running.remove(index)
+        done += 1
+        if state != .succeeded { failures += 1 }
+        return wire
+    }
+
+    /// The next instant the group needs the timer: its time limit, a restart, a running member's
+    /// next attempt or its request timeout.
     public var nextFire: Instant? {
         var next = [deadline, resumeAt].compactMap { $0 }.min()
-        for member in members where member.state == .running {
-            next = min(next ?? member.delivery.nextFire, member.delivery.nextFire)
+        for index in running {
+            let fire = members[index].delivery.nextFire
+            next = min(next ?? fire, fire)
         }
         return next
     }

@@ -53,46 +53,52 @@ extension Scheduler {
             onComplete: onComplete)
     }
 
+    /// Runs `body` on an active group's state in place.
+    ///
+    /// The group is taken out of its job while `body` runs, so its member array is uniquely
+    /// referenced and changing one member does not copy all of them (which, per answer, made a
+    /// group of 1,000 members cost O(n²) copies; BENCHMARKS.md).
+    mutating func withGroup<T>(_ id: JobID, _ body: (inout Group) -> T) -> T? {
+        guard var job = jobs.removeValue(forKey: id) else { return nil }
+        defer { jobs[id] = job }
+        guard job.state == .active, case .group(var group) = job.work else { return nil }
+        job.work = .countdown(Countdown(deadline: Instant(nanoseconds: 0), tick: 1, lateBy: nil))
+        defer { job.work = .group(group) }
+        return body(&group)
+    }
+
     /// Starts what is due: retries of running members, then pending members in order while a slot
     /// is free; and puts the group's next need for the timer in the heap.
     mutating func scheduleGroup(_ id: JobID, at now: ClockReading, startIfDue: Bool, into effects: inout [SchedulerEffect]) {
-        guard var job = jobs[id], job.state == .active, var group = job.group else { return }
-        if startIfDue {
-            group.resumeAt = nil
-            var sends: [HTTPSend] = []
-            for index in group.members.indices where group.members[index].state == .running {
-                let delivery = group.members[index].delivery
-                if !delivery.inFlight, delivery.nextAttempt <= now.instant {
-                    sends.append(startMember(index, of: &group, id: id, at: now))
-                }
-            }
-            var free = group.concurrency - group.running
-            while free > 0, group.nextPending < group.members.count {
-                let index = group.nextPending
-                group.nextPending += 1
-                guard group.members[index].state == .pending else { continue }
-                group.members[index].state = .running
-                sends.append(startMember(index, of: &group, id: id, at: now))
-                free -= 1
-            }
-            job.group = group
-            jobs[id] = job
-            effects.append(contentsOf: sends.map(SchedulerEffect.send))
-        }
-        if let next = group.nextFire {
+        let timeout = configuration.requestTimeoutNanos
+        guard let next = withGroup(id, { group -> Instant?? in
+            if startIfDue { effects.append(contentsOf: Self.startDue(&group, id: id, at: now, timeout: timeout).map(SchedulerEffect.send)) }
+            return .some(group.nextFire)
+        }), let next else { return }
+        if let next {
             timers.set(.job(id), priority: next)
         } else {
             timers.remove(.job(id))
         }
     }
 
-    /// Starts a member's next attempt under a fresh group-wide request number.
-    private func startMember(_ index: Int, of group: inout Group, id: JobID, at now: ClockReading) -> HTTPSend {
-        group.requestsStarted += 1
-        group.members[index].wire = group.requestsStarted
-        group.members[index].delivery.start(at: now.instant, timeout: configuration.requestTimeoutNanos)
-        return HTTPSend(
-            job: id, attempt: group.requestsStarted, request: group.members[index].delivery.request, parseJSON: false)
+    /// Starts retries of running members that are due, then pending members in order while a slot is free.
+    private static func startDue(_ group: inout Group, id: JobID, at now: ClockReading, timeout: Int64) -> [HTTPSend] {
+        group.resumeAt = nil
+        let retries = group.running.filter { index in
+            let delivery = group.members[index].delivery
+            return !delivery.inFlight && delivery.nextAttempt <= now.instant
+        }
+        var sends: [HTTPSend] = []
+        for index in retries.sorted() {
+            let number = group.startAttempt(index, at: now.instant, timeout: timeout)
+            sends.append(HTTPSend(job: id, attempt: number, request: group.members[index].delivery.request, parseJSON: false))
+        }
+        while let index = group.nextToStart() {
+            let number = group.startAttempt(index, at: now.instant, timeout: timeout)
+            sends.append(HTTPSend(job: id, attempt: number, request: group.members[index].delivery.request, parseJSON: false))
+        }
+        return sends
     }
 
     /// Handles a group's timer: its time limit, unanswered member requests, and due retries.
@@ -100,17 +106,15 @@ extension Scheduler {
         if let deadline = group.deadline, deadline <= now.instant {
             var ended = job
             var group = group
+            let limit = DurationText.format(nanoseconds: group.timeout ?? 0)
             for index in group.members.indices {
                 switch group.members[index].state {
                 case .running:
-                    if let wire = group.members[index].wire { effects.append(.abort(job.id, attempt: wire)) }
-                    group.members[index].wire = nil
-                    group.members[index].delivery.inFlight = false
-                    group.members[index].state = .timedOut
-                    group.members[index].error = "still running when the group's time limit of \(DurationText.format(nanoseconds: group.timeout ?? 0)) ran out"
+                    if let wire = group.end(index, as: .timedOut, error: "still running when the group's time limit of \(limit) ran out") {
+                        effects.append(.abort(job.id, attempt: wire))
+                    }
                 case .pending:
-                    group.members[index].state = .notStarted
-                    group.members[index].error = "not started before the group's time limit ran out"
+                    group.end(index, as: .notStarted, error: "not started before the group's time limit ran out")
                 default:
                     break
                 }
@@ -120,7 +124,8 @@ extension Scheduler {
             return
         }
         let waited = DurationText.format(nanoseconds: configuration.requestTimeoutNanos)
-        for member in group.members where member.state == .running {
+        for index in group.running {
+            let member = group.members[index]
             if member.delivery.inFlight, let wire = member.wire, let deadline = member.delivery.requestDeadline,
                 deadline <= now.instant
             {
@@ -136,44 +141,34 @@ extension Scheduler {
     mutating func memberFinished(
         _ id: JobID, request number: UInt32, outcome: HTTPOutcome, at now: ClockReading, into effects: inout [SchedulerEffect]
     ) {
-        guard var job = jobs[id], job.state == .active, var group = job.group, let index = group.member(onWire: number) else {
-            return
+        let jitter = random.unit()
+        let bodyBytes = configuration.resultBodyBytes
+        let ended = withGroup(id) { group -> (index: Int, member: GroupMember, done: Bool)? in
+            guard let (index, _) = group.finishAttempt(number, outcome, at: now.instant, random: jitter, keeping: bodyBytes) else {
+                return nil
+            }
+            return (index, group.members[index], group.isComplete)
         }
-        var member = group.members[index]
-        member.wire = nil
-        let (step, answer) = member.delivery.finish(outcome, at: now.instant, random: random.unit())
-        member.result = answer.map(makeResult) ?? member.result
-        switch step {
-        case .succeeded:
-            member.state = .succeeded
-            member.error = nil
-        case .failed(let why, _):
-            member.state = .failed
-            member.error = why
-        case .retry:
-            break
+        guard let ended = ended.flatMap({ $0 }) else { return }
+        if ended.member.state.isEnded {
+            // `job` lives only in this block: held across `scheduleGroup`, it would make the member
+            // array shared, and the next start would copy all of it.
+            guard let job = jobs[id] else { return }
+            let recipients = recipients(of: job)
+            if !recipients.isEmpty {
+                var event = makeEvent(.member, job, at: now)
+                event.member = ended.index
+                event.memberState = ended.member.state
+                event.status = ended.member.delivery.lastStatus
+                event.error = ended.member.error
+                effects.append(.deliver(event, to: recipients))
+            }
+            if ended.done {
+                complete(job, at: now, into: &effects)
+                return
+            }
+            if job.durable { effects.append(.persist(.groupMember(id.rawValue, index: ended.index, MemberRecord(ended.member)))) }
         }
-        group.members[index] = member
-        job.group = group
-        jobs[id] = job
-        guard member.state.isEnded else {
-            scheduleGroup(id, at: now, startIfDue: true, into: &effects)
-            return
-        }
-        let recipients = recipients(of: job)
-        if !recipients.isEmpty {
-            var event = makeEvent(.member, job, at: now)
-            event.member = index
-            event.memberState = member.state
-            event.status = member.delivery.lastStatus
-            event.error = member.error
-            effects.append(.deliver(event, to: recipients))
-        }
-        if group.done == group.members.count {
-            complete(job, at: now, into: &effects)
-            return
-        }
-        if job.durable { effects.append(.persist(.update(record(of: job, at: now)))) }
         scheduleGroup(id, at: now, startIfDue: true, into: &effects)
     }
 

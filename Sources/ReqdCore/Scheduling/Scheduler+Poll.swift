@@ -183,8 +183,11 @@ extension Scheduler {
     }
 
     /// The part of an answer a job keeps: its status and the start of its body, cut on a character boundary.
-    func makeResult(_ answer: HTTPAnswer) -> HTTPResult {
-        var end = min(answer.body.count, configuration.resultBodyBytes)
+    func makeResult(_ answer: HTTPAnswer) -> HTTPResult { Self.result(of: answer, keeping: configuration.resultBodyBytes) }
+
+    /// The part of an answer a job keeps, with at most `limit` bytes of its body.
+    static func result(of answer: HTTPAnswer, keeping limit: Int) -> HTTPResult {
+        var end = min(answer.body.count, limit)
         while end > 0, end < answer.body.count, answer.body[end] & 0xC0 == 0x80 { end -= 1 }
         return HTTPResult(
             status: answer.status, headers: answer.headers?.map { "\($0.name): \($0.value)" },

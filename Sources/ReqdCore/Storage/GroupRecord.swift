@@ -46,6 +46,15 @@ public struct MemberRecord: Sendable, Hashable, Codable {
     }
 }
 
+extension MemberRecord {
+    /// A member as stored; an attempt out now is not counted, since it is sent again after a restart.
+    init(_ member: GroupMember) {
+        self.init(
+            state: member.state, attempts: Int(member.delivery.attempts) - (member.delivery.inFlight ? 1 : 0),
+            lastStatus: member.delivery.lastStatus, result: member.result, error: member.error)
+    }
+}
+
 extension WorkRecord where Settings == GroupSettings, Counters == GroupCounters {
     /// The stored form of a group, its time limit projected onto the wall clock.
     init(_ group: Group, at now: ClockReading) {
@@ -54,13 +63,7 @@ extension WorkRecord where Settings == GroupSettings, Counters == GroupCounters 
                 members: group.members.map { DeliverySettings($0.delivery) }, concurrency: group.concurrency,
                 timeoutNanos: group.timeout, deadline: group.deadline.map(now.wall(at:)),
                 onComplete: group.onComplete.map { DeliverySettings($0.value) }),
-            counters: GroupCounters(
-                members: group.members.map { member in
-                    MemberRecord(
-                        state: member.state, attempts: Int(member.delivery.attempts) - (member.delivery.inFlight ? 1 : 0),
-                        lastStatus: member.delivery.lastStatus, result: member.result, error: member.error)
-                },
-                spawned: group.spawned?.rawValue))
+            counters: GroupCounters(members: group.members.map(MemberRecord.init), spawned: group.spawned?.rawValue))
     }
 
     /// The group as it resumes: ended members keep their outcome and are not sent again; the

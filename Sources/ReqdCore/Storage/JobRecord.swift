@@ -51,6 +51,8 @@ public enum StoreChange: Sendable, Hashable {
     case update(JobRecord)
     /// Update an active poll's counters after an answer, leaving the rest of its row as it is.
     case pollCounters(String, PollCounters)
+    /// Record how one member of an active group ended, leaving the rest of the group as it is.
+    case groupMember(String, index: Int, MemberRecord)
     /// Remove a job's row (its retention has passed).
     case delete(String)
 }
@@ -60,7 +62,7 @@ extension StoreChange {
     public var jobID: String {
         switch self {
         case .insert(let record), .update(let record): record.id
-        case .pollCounters(let id, _), .delete(let id): id
+        case .pollCounters(let id, _), .groupMember(let id, _, _), .delete(let id): id
         }
     }
 }

@@ -40,18 +40,3 @@ extension PollCounters {
             lastError: poll.lastError, lastStart: poll.inFlight ? nil : poll.lastStart.map(now.wall(at:)))
     }
 }
-
-extension JobRecord {
-    /// Applies a change for this job to the record, as the store does; false for a deletion.
-    public mutating func apply(_ change: StoreChange) -> Bool {
-        switch change {
-        case .insert(let record), .update(let record):
-            self = record
-        case .pollCounters(_, let counters):
-            detail.poll?.counters = counters
-        case .delete:
-            return false
-        }
-        return true
-    }
-}

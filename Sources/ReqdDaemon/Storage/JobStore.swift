@@ -78,6 +78,14 @@ public final class JobStore: @unchecked Sendable {
                     }
                     records.append(record)
                 }
+                var byID = Dictionary(uniqueKeysWithValues: records.enumerated().map { ($1.id, $0) })
+                try database.run("SELECT job, idx, detail FROM group_members", []) { row in
+                    guard let id = row.text(0), let position = byID[id], let index = row.integer(1),
+                        let member = row.text(2).flatMap(Self.decodeMember)
+                    else { return }
+                    _ = records[position].apply(.groupMember(id, index: Int(index), member))
+                }
+                byID.removeAll()
             } catch {
                 return .failure(error)
             }
@@ -156,8 +164,13 @@ public final class JobStore: @unchecked Sendable {
                                     last_start_ns = ?7
                     WHERE id = ?1
                     """, [.text(id)] + Self.values(counters))
+            case .groupMember(let id, let index, let member):
+                try database.run(
+                    "INSERT OR REPLACE INTO group_members (job, idx, detail) VALUES (?1, ?2, ?3)",
+                    [.text(id), .integer(Int64(index)), .text(try encode(member))])
             case .delete(let id):
                 try database.run("DELETE FROM jobs WHERE id = ?1", [.text(id)])
+                try database.run("DELETE FROM group_members WHERE job = ?1", [.text(id)])
             }
         }
         try database.execute("COMMIT")
@@ -190,11 +203,19 @@ public final class JobStore: @unchecked Sendable {
 
     private func encodeDetail(_ detail: JobDetail) throws(StorageError) -> String? {
         guard !detail.isEmpty else { return nil }
+        return try encode(detail)
+    }
+
+    private func encode(_ value: some Encodable) throws(StorageError) -> String {
         do {
-            return String(decoding: try encoder.encode(detail), as: UTF8.self)
+            return String(decoding: try encoder.encode(value), as: UTF8.self)
         } catch {
             throw StorageError(.writeFailed, "cannot encode a job's detail: \(error)")
         }
+    }
+
+    private static func decodeMember(_ text: String) -> MemberRecord? {
+        try? JSONDecoder().decode(MemberRecord.self, from: Data(text.utf8))
     }
 
     private static func decodeDetail(_ text: String?) -> JobDetail {
@@ -204,18 +225,30 @@ public final class JobStore: @unchecked Sendable {
         return detail
     }
 
-    /// The changes folded to one per job, in the order of each job's last change: the last one,
-    /// with counters merged into a full update that came before them.
+    /// The changes folded to the latest per job (and per group member), in the order of those
+    /// last changes; partial changes that follow a full update are merged into it.
     private static func latestPerJob(_ changes: [StoreChange]) -> [StoreChange] {
         var merged: [String: (order: Int, change: StoreChange)] = [:]
+        var members: [String: [Int: (order: Int, change: StoreChange)]] = [:]
         for (order, change) in changes.enumerated() {
-            var latest = change
-            if case .update(var record)? = merged[change.jobID]?.change, case .pollCounters = change {
-                _ = record.apply(change)
-                latest = .update(record)
+            let id = change.jobID
+            switch change {
+            case .pollCounters, .groupMember:
+                if case .update(var record)? = merged[id]?.change {
+                    _ = record.apply(change)
+                    merged[id] = (order, .update(record))
+                } else if case .groupMember(_, let index, _) = change {
+                    members[id, default: [:]][index] = (order, change)
+                } else {
+                    merged[id] = (order, change)
+                }
+            case .insert, .update, .delete:
+                // A whole row (or its removal) supersedes every member change before it.
+                members[id] = nil
+                merged[id] = (order, change)
             }
-            merged[change.jobID] = (order, latest)
         }
-        return merged.values.sorted { $0.order < $1.order }.map(\.change)
+        let kept = Array(merged.values) + members.values.flatMap(\.values)
+        return kept.sorted { $0.order < $1.order }.map(\.change)
     }
 }

@@ -34,6 +34,16 @@ enum StoreSchema {
         ALTER TABLE jobs ADD COLUMN last_error TEXT;
         ALTER TABLE jobs ADD COLUMN last_start_ns INTEGER;
         """,
+        // Version 4: how each member of a group ended, one row per member, written as it ends;
+        // it overrides the member states in the group's `detail`.
+        """
+        CREATE TABLE group_members (
+            job    TEXT NOT NULL,
+            idx    INTEGER NOT NULL,
+            detail TEXT NOT NULL,
+            PRIMARY KEY (job, idx)
+        ) WITHOUT ROWID;
+        """,
     ]
 
     /// The version a fully migrated file has.

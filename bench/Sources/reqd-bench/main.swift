@@ -8,6 +8,7 @@ import Synchronization
 //   reqd-bench [--reqd PATH] [--quick]                     countdowns (bench/countdown)
 //   reqd-bench poll --url URL [--jobs N] [--every-ms M] [--seconds S] [--ephemeral]   poll jobs (bench/poll)
 //   reqd-bench client --url URL [--connections N] [--seconds S]   the HTTP client alone (bench/poll)
+//   reqd-bench group --url URL [--members N] [--concurrency C] [--runs R]   one group's wall time (bench/group)
 
 let arguments = CommandLine.arguments
 func option(_ name: String) -> String? {
@@ -194,5 +195,6 @@ func countdownBench() {
 switch arguments.dropFirst().first {
 case "poll": pollBench()
 case "client": clientCeilingBench()
+case "group": groupBench()
 default: countdownBench()
 }
