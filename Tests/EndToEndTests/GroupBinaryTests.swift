@@ -44,6 +44,13 @@ struct GroupBinaryTests {
         #expect(server.records(path: "/fail/1").count == 2)
         #expect(server.records(path: "/fail/2").count == 1)
 
+        let arrayFile = directory + "/members.json"
+        try #"[{"method":"GET","url":"\#(server.url("/f/0"))"},{"method":"DELETE","url":"\#(server.url("/f/1"))"}]"#
+            .write(toFile: arrayFile, atomically: true, encoding: .utf8)
+        let fromArray = try Binaries.client(["group", "--file", arrayFile, "--wait"], socket: daemon.socket)
+        #expect(fromArray.status == 0, "\(fromArray.stdout)")
+        #expect(server.records(path: "/f/1").first?.method == "DELETE")
+
         let json = try Binaries.client(["--json", "group", "--request", "GET \(server.url("/e"))", "--wait"], socket: daemon.socket)
         // One JSON line for the registration, one for the ended group.
         let last = try #require(json.stdout.split(separator: "\n").last)
