@@ -71,10 +71,11 @@ extension Scheduler {
     /// is free; and puts the group's next need for the timer in the heap.
     mutating func scheduleGroup(_ id: JobID, at now: ClockReading, startIfDue: Bool, into effects: inout [SchedulerEffect]) {
         let timeout = configuration.requestTimeoutNanos
-        guard let next = withGroup(id, { group -> Instant?? in
+        let result = withGroup(id) { group -> Instant? in
             if startIfDue { effects.append(contentsOf: Self.startDue(&group, id: id, at: now, timeout: timeout).map(SchedulerEffect.send)) }
-            return .some(group.nextFire)
-        }), let next else { return }
+            return group.nextFire
+        }
+        guard case .some(let next) = result else { return }
         if let next {
             timers.set(.job(id), priority: next)
         } else {
