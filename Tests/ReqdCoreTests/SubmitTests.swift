@@ -51,7 +51,7 @@ struct SubmitTests {
         #expect(h.persisted.contains { if case .insert(let r) = $0 { r.id == id.rawValue } else { false } })
     }
 
-    @Test("transport errors, 5xx and 429 are retried with backoff until max_attempts; the last error ends it")
+    @Test("transport errors, 5xx and 429 are retried with backoff until max_attempts; then the job is dead")
     func retriesThenFails() throws {
         var h = Harness()
         let (reply, effects) = h.submitted(submit(maxAttempts: 4))
@@ -73,7 +73,7 @@ struct SubmitTests {
         let last = h.handle(.httpFinished(id, attempt: send.attempt, .response(HTTPAnswer(status: 502, body: Array("bad gateway".utf8)))))
         #expect(last.sends.isEmpty)
         let job = try #require(h.scheduler.job(id))
-        #expect(job.state == .failed)
+        #expect(job.state == .dead)
         #expect(job.error == "4 attempts failed; the last: the server answered 502")
         #expect(job.result?.status == 502)
     }

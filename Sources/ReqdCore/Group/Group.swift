@@ -84,7 +84,7 @@ public struct Group: Sendable, Hashable {
 
     /// Records the end of a member's request; returns the member's index and what follows.
     public mutating func finishAttempt(
-        _ number: UInt32, _ outcome: HTTPOutcome, at now: Instant, random: Double, keeping bodyBytes: Int
+        _ number: UInt32, _ outcome: HTTPOutcome, at now: ClockReading, random: Double, keeping bodyBytes: Int
     ) -> (index: Int, step: Delivery.Step)? {
         guard let index = wires.removeValue(forKey: number) else { return nil }
         members[index].wire = nil

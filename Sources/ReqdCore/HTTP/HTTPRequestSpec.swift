@@ -37,6 +37,15 @@ public struct HTTPRequestSpec: Sendable, Hashable, Codable {
     }
 }
 
+extension HTTPRequestSpec {
+    /// Adds `Idempotency-Key: <job id>` unless the request names one: the same key on every
+    /// attempt, and after restarts (the id is stored), so a target can drop repeats.
+    mutating func addIdempotencyKey(_ job: JobID) {
+        guard !headers.contains(where: { $0.name.lowercased() == "idempotency-key" }) else { return }
+        headers.append(HTTPHeader(name: "Idempotency-Key", value: job.rawValue))
+    }
+}
+
 /// One header field.
 public struct HTTPHeader: Sendable, Hashable, Codable {
     public var name: String

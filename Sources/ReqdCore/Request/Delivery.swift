@@ -1,9 +1,10 @@
 /// A request job's request and attempts: sent until an attempt is answered, or attempts run out.
 ///
-/// Transport errors, an attempt left unanswered past the request timeout, 5xx and 429 are
-/// retried after a backoff with full jitter: a uniform wait between 0 and `backoffMin` doubled
-/// once per earlier failure, capped at `backoffMax`. Any other answer ends the job: below 400 it
-/// succeeded, otherwise it failed at once.
+/// Transport errors, an attempt left unanswered past the request timeout, and the statuses of
+/// `retryOn` (408, 425, 429 and 5xx unless the job says otherwise) are retried after a backoff
+/// with full jitter: a uniform wait between 0 and `backoffMin` doubled once per earlier failure,
+/// capped at `backoffMax`, or longer when the answer's `Retry-After` asks for it (up to
+/// `maxRetryAfter`). Any other answer ends the job: below 400 it succeeded, otherwise it failed.
 public struct Delivery: Sendable, Hashable {
     public var request: HTTPRequestSpec
     public var maxAttempts: Int
@@ -13,6 +14,13 @@ public struct Delivery: Sendable, Hashable {
     public var backoffMax: Int64
     /// The countdown whose expiry started this job, for an `on_expire` request.
     public var parent: JobID?
+    /// The statuses worth another attempt.
+    public var retryOn = RetryStatuses.standard
+    /// The longest wait a `Retry-After` header may ask for.
+    public var maxRetryAfter: Int64 = 600 * 1_000_000_000
+    /// Requests that report the outcome, as request jobs of their own.
+    public var onSuccess: Box<Delivery>?
+    public var onFailure: Box<Delivery>?
 
     /// Attempts started so far; the current one's number.
     public var attempts: UInt32 = 0
@@ -42,8 +50,6 @@ public struct Delivery: Sendable, Hashable {
     /// else its next attempt.
     public var nextFire: Instant { inFlight ? (requestDeadline ?? nextAttempt) : nextAttempt }
 
-    /// Whether an answer with this status is worth another attempt.
-    public static func retries(status: Int) -> Bool { status >= 500 || status == 429 }
 
     /// The wait before the next attempt after `attempts` failed ones: full jitter, `random` in [0, 1).
     public func backoff(random: Double) -> Int64 {
@@ -68,7 +74,7 @@ public struct Delivery: Sendable, Hashable {
     }
 
     /// Records the end of the attempt out now and says what follows; `random` in [0, 1) draws the jitter.
-    public mutating func finish(_ outcome: HTTPOutcome, at now: Instant, random: Double) -> (step: Step, answer: HTTPAnswer?) {
+    public mutating func finish(_ outcome: HTTPOutcome, at now: ClockReading, random: Double) -> (step: Step, answer: HTTPAnswer?) {
         inFlight = false
         requestDeadline = nil
         var answer: HTTPAnswer?
@@ -81,7 +87,7 @@ public struct Delivery: Sendable, Hashable {
             answer = response
             lastStatus = response.status
             guard response.status >= 400 else { return (.succeeded, answer) }
-            (failure, retryable) = ("the server answered \(response.status)", Self.retries(status: response.status))
+            (failure, retryable) = ("the server answered \(response.status)", retryOn.contains(response.status))
         }
         lastError = failure
         guard retryable else { return (.failed(failure, exhausted: false), answer) }
@@ -89,7 +95,7 @@ public struct Delivery: Sendable, Hashable {
             let why = attempts > 1 ? "\(attempts) attempts failed; the last: \(failure)" : failure
             return (.failed(why, exhausted: true), answer)
         }
-        nextAttempt = now.advanced(by: backoff(random: random))
+        nextAttempt = now.instant.advanced(by: max(backoff(random: random), retryAfter(answer, at: now) ?? 0))
         return (.retry(failure), answer)
     }
 
@@ -98,5 +104,18 @@ public struct Delivery: Sendable, Hashable {
         attempts += 1
         inFlight = true
         requestDeadline = now.advanced(by: timeout)
+    }
+
+    /// The wait an answer's `Retry-After` asks for (seconds, or an HTTP date), capped at `maxRetryAfter`.
+    func retryAfter(_ answer: HTTPAnswer?, at now: ClockReading) -> Int64? {
+        guard let value = answer?.headers?.first(where: { $0.name.lowercased() == "retry-after" })?.value else { return nil }
+        let trimmed = value.trimmingSpaces()
+        var wait: Int64?
+        if let seconds = Int64(trimmed), seconds >= 0 {
+            wait = seconds.multipliedReportingOverflow(by: 1_000_000_000).overflow ? maxRetryAfter : seconds * 1_000_000_000
+        } else if let date = HTTPDate.parse(trimmed) {
+            wait = max(0, date.nanosecondsSinceEpoch - now.wall.nanosecondsSinceEpoch)
+        }
+        return wait.map { min($0, maxRetryAfter) }
     }
 }

@@ -40,13 +40,8 @@ extension Scheduler {
             throw SchedulerError(.badField, "'concurrency' must be between 1 and \(Self.maxGroupMembers), got \(concurrency)")
         }
         let timeout = try spec.timeoutMs.map { value throws(SchedulerError) in try milliseconds("timeout_ms", value, atLeast: 1) }
-        var onComplete: Box<Delivery>?
-        if var request = spec.onComplete {
-            request.method = request.method ?? "POST"
-            if !(request.headers ?? []).contains(where: { $0.lowercased().hasPrefix("content-type:") }) {
-                request.headers = (request.headers ?? []) + ["Content-Type: application/json"]
-            }
-            onComplete = Box(try makeDelivery(request, field: "on_complete.", firstAttempt: now.instant))
+        let onComplete = try spec.onComplete.map { report throws(SchedulerError) in
+            Box(try makeDelivery(Self.reporting(report), field: "on_complete.", firstAttempt: now.instant))
         }
         return Group(
             members: members, concurrency: concurrency, timeout: timeout, deadline: timeout.map { now.instant.advanced(by: $0) },
@@ -145,7 +140,7 @@ extension Scheduler {
         let jitter = random.unit()
         let bodyBytes = configuration.resultBodyBytes
         let ended = withGroup(id) { group -> (index: Int, member: GroupMember, done: Bool)? in
-            guard let (index, _) = group.finishAttempt(number, outcome, at: now.instant, random: jitter, keeping: bodyBytes) else {
+            guard let (index, _) = group.finishAttempt(number, outcome, at: now, random: jitter, keeping: bodyBytes) else {
                 return nil
             }
             return (index, group.members[index], group.isComplete)

@@ -140,7 +140,12 @@ extension Scheduler {
         if ended.durable {
             effects.append(.persist(.update(record(of: ended, at: now))))
         }
-        retain(job.id, endedAt: now.instant, at: now, into: &effects)
+        if state == .dead {
+            // Dead letters are kept longer, and leave through the one timer.
+            timers.set(.job(job.id), priority: now.instant.advanced(by: configuration.deadRetentionNanos))
+        } else {
+            retain(job.id, endedAt: now.instant, at: now, into: &effects)
+        }
     }
 
     /// Cancels what a selector names among the caller's active jobs.

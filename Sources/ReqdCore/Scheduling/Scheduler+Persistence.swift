@@ -117,9 +117,21 @@ extension Scheduler {
         for (job, endedAt) in ended {
             jobs[job.id] = job
             adjustCount(owner: job.owner, kind: job.kind, state: job.state, by: 1)
-            retain(job.id, endedAt: now.instant(at: endedAt), at: now, into: &effects)
+            if job.state == .dead {
+                timers.set(.job(job.id), priority: now.instant(at: endedAt).advanced(by: configuration.deadRetentionNanos))
+            } else {
+                retain(job.id, endedAt: now.instant(at: endedAt), at: now, into: &effects)
+            }
         }
         purgeExpiredRetention(at: now, into: &effects)
+    }
+
+    /// Removes an ended job from memory and from the store.
+    mutating func forgetJob(_ id: JobID, into effects: inout [SchedulerEffect]) {
+        guard let job = jobs.removeValue(forKey: id) else { return }
+        timers.remove(.job(id))
+        adjustCount(owner: job.owner, kind: job.kind, state: job.state, by: -1)
+        if job.durable { effects.append(.persist(.delete(id.rawValue))) }
     }
 
     /// Keeps an ended job visible for the retention period.
@@ -147,9 +159,9 @@ extension Scheduler {
     private mutating func dropOldestRetained(into effects: inout [SchedulerEffect]) {
         let (id, _) = retained[retainedHead]
         retainedHead += 1
-        if let job = jobs.removeValue(forKey: id) {
-            adjustCount(owner: job.owner, kind: job.kind, state: job.state, by: -1)
-            if job.durable { effects.append(.persist(.delete(id.rawValue))) }
+        // A job put back by `retry` since it ended is live again: its old entry no longer counts.
+        if let job = jobs[id], job.state != .active, job.state != .dead {
+            forgetJob(id, into: &effects)
         }
         if retainedHead > 1024, retainedHead * 2 > retained.count {
             retained.removeFirst(retainedHead)

@@ -7,11 +7,17 @@ extension Scheduler {
         _ spec: SubmitSpec, peer: Peer, connection: ConnectionID, requestID: RequestID, at now: ClockReading,
         into effects: inout [SchedulerEffect]
     ) -> Result<ReplyBody, SchedulerError>? {
-        let delivery: Delivery
+        var delivery: Delivery
         let window: Int64
         do {
             try validateRegistration(key: spec.key, scope: spec.scope, ephemeral: spec.ephemeral, bindConnection: spec.bindConnection)
             delivery = try makeDelivery(spec.request, field: "", firstAttempt: now.instant)
+            delivery.onSuccess = try spec.onSuccess.map { report throws(SchedulerError) in
+                Box(try makeDelivery(Self.reporting(report), field: "on_success.", firstAttempt: now.instant))
+            }
+            delivery.onFailure = try spec.onFailure.map { report throws(SchedulerError) in
+                Box(try makeDelivery(Self.reporting(report), field: "on_failure.", firstAttempt: now.instant))
+            }
             window = try dedupeWindow(spec)
         } catch {
             return .failure(error)
@@ -37,9 +43,11 @@ extension Scheduler {
         } catch {
             return .failure(error)
         }
-        let job = newJob(
+        var job = newJob(
             owner: peer.uid, key: spec.key, scope: spec.scope, ephemeral: spec.ephemeral,
             bindTo: spec.bindConnection == true ? connection : nil, work: .request(delivery), at: now)
+        let id = job.id
+        job.delivery?.request.addIdempotencyKey(id)
         if let fingerprint { rememberDedupe(fingerprint, job: job.id, until: now.instant.advanced(by: window)) }
         return admit(job, connection: connection, requestID: requestID, follow: spec.follow ?? false, at: now, into: &effects)
     }
@@ -60,9 +68,23 @@ extension Scheduler {
         guard backoffMin <= backoffMax else {
             throw SchedulerError(.badDuration, "'\(field)backoff_min_ms' must not be above '\(field)backoff_max_ms'")
         }
-        return Delivery(
+        var delivery = Delivery(
             request: request, maxAttempts: maxAttempts, backoffMin: backoffMin, backoffMax: backoffMax, parent: nil,
             firstAttempt: firstAttempt)
+        if let entries = spec.retryOn { delivery.retryOn = try RetryStatuses(parsing: entries) }
+        delivery.maxRetryAfter = configuration.maxRetryAfterNanos
+        return delivery
+    }
+
+    /// A report request (`on_success`, `on_failure`, `on_complete`): POST unless it says otherwise,
+    /// with a JSON content type unless it names one.
+    static func reporting(_ spec: RequestSpec) -> RequestSpec {
+        var report = spec
+        report.method = report.method ?? "POST"
+        if !(report.headers ?? []).contains(where: { $0.lowercased().hasPrefix("content-type:") }) {
+            report.headers = (report.headers ?? []) + ["Content-Type: application/json"]
+        }
+        return report
     }
 
     /// Starts a request job's next attempt when it is due, and puts its next need for the timer in the heap.
@@ -97,15 +119,27 @@ extension Scheduler {
         guard var job = jobs[id], job.state == .active, var delivery = job.delivery, delivery.inFlight,
             delivery.attempts == attempt
         else { return }
-        let (step, answer) = delivery.finish(outcome, at: now.instant, random: random.unit())
+        let (step, answer) = delivery.finish(outcome, at: now, random: random.unit())
         job.delivery = delivery
         job.result = answer.map(makeResult) ?? job.result
         switch step {
-        case .succeeded:
-            finish(job, as: .succeeded, reason: nil, replacedBy: nil, at: now, into: &effects)
-        case .failed(let why, _):
-            job.error = why
-            finish(job, as: .failed, reason: nil, replacedBy: nil, at: now, into: &effects)
+        case .succeeded, .failed:
+            let state: JobState
+            switch step {
+            case .failed(let why, let exhausted):
+                job.error = why
+                state = exhausted ? .dead : .failed
+            default:
+                state = .succeeded
+            }
+            let report = state == .succeeded ? delivery.onSuccess : delivery.onFailure
+            let spawned = report.map { template in
+                var request = template.value
+                request.request.body = Array(Self.outcomeJSON(job, state: state).jsonText.utf8)
+                return spawnedJob(request, of: job, at: now)
+            }
+            finish(job, as: state, reason: nil, replacedBy: nil, at: now, into: &effects)
+            if let spawned { start(spawned, at: now, into: &effects) }
         case .retry(let why):
             jobs[id] = job
             let recipients = recipients(of: job)
@@ -121,12 +155,72 @@ extension Scheduler {
     }
 
     /// The request job another job's end starts (a countdown's `on_expire`, a group's
-    /// `on_complete`): owned by the same uid, in the same scope, as durable as its parent.
+    /// `on_complete`, a request's `on_success` or `on_failure`): owned by the same uid, in the same
+    /// scope, as durable as its parent.
     mutating func spawnedJob(_ template: Delivery, of parent: Job, at now: ClockReading) -> Job {
         var delivery = template
         delivery.parent = parent.id
         delivery.nextAttempt = now.instant
-        return newJob(owner: parent.owner, key: nil, scope: parent.scope, ephemeral: !parent.durable, work: .request(delivery), at: now)
+        var job = newJob(owner: parent.owner, key: nil, scope: parent.scope, ephemeral: !parent.durable, work: .request(delivery), at: now)
+        let id = job.id
+        job.delivery?.request.addIdempotencyKey(id)
+        return job
+    }
+
+    /// The body of an `on_success` or `on_failure` report: the job, how it ended, and its last answer.
+    static func outcomeJSON(_ job: Job, state: JobState) -> JSONValue {
+        var object: [String: JSONValue] = ["job": .string(job.id.rawValue), "state": .string(state.rawValue)]
+        if let delivery = job.delivery {
+            object["attempts"] = .number(Double(delivery.attempts))
+            object["url"] = .string(delivery.request.url)
+        }
+        if let result = job.result {
+            object["status"] = .number(Double(result.status))
+            object["body"] = .string(result.body)
+        }
+        if let error = job.error { object["error"] = .string(error) }
+        return .object(object)
+    }
+
+    /// `retry`: puts a dead (or failed) request job back in the queue with fresh attempts, same id.
+    mutating func retry(
+        _ request: RetryRequest, peer: Peer, connection: ConnectionID, requestID: RequestID, at now: ClockReading,
+        into effects: inout [SchedulerEffect]
+    ) -> Result<ReplyBody, SchedulerError>? {
+        guard var job = jobs[JobID(request.job)], peer.mayAccess(ownerUID: job.owner) else {
+            return .failure(SchedulerError(.unknownJob, "no job '\(request.job)'"))
+        }
+        guard job.kind == .request, job.state == .dead || job.state == .failed else {
+            return .failure(
+                SchedulerError(.badField, "only a dead or failed request job can be retried; '\(request.job)' is a \(job.state.rawValue) \(job.kind.rawValue) job"))
+        }
+        do {
+            try checkCapacity()
+        } catch {
+            return .failure(error)
+        }
+        adjustCount(owner: job.owner, kind: job.kind, state: job.state, by: -1)
+        adjustCount(owner: job.owner, kind: job.kind, state: .active, by: 1)
+        timers.remove(.job(job.id))
+        job.state = .active
+        job.endedAt = nil
+        job.error = nil
+        job.delivery?.attempts = 0
+        job.delivery?.nextAttempt = now.instant
+        jobs[job.id] = job
+        if let scope = job.scope { activeByScope[scope, default: []].insert(job.id) }
+        if let key = job.key, activeByKey[OwnedKey(owner: job.owner, key: key)] == nil {
+            activeByKey[OwnedKey(owner: job.owner, key: key)] = job.id
+        }
+        effects.append(.deliver(makeEvent(.registered, job, at: now), to: recipients(of: job)))
+        scheduleDelivery(job.id, at: now, startIfDue: true, into: &effects)
+        let result = Result<ReplyBody, SchedulerError>.success(.job(JobResult(job: info(job, at: now))))
+        guard job.durable else { return result }
+        effects.append(.persist(.update(record(of: job, at: now))))
+        let token = nextCommitToken()
+        pendingCommits[token] = .reply(connection, requestID, result)
+        effects.append(.commitBarrier(token))
+        return nil
     }
 
     /// Starts a spawned job. A durable one is written in the same transaction as its parent's end,

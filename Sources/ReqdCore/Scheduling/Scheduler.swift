@@ -78,6 +78,8 @@ public struct Scheduler: Sendable {
     var retainedHead = 0
 
     var counts: [UInt32: [JobKind: [JobState: Int]]] = [:]
+    /// Jobs that have not ended.
+    var liveJobs = 0
     var shuttingDown = false
 
     /// Creates an empty scheduler.
@@ -147,7 +149,7 @@ public struct Scheduler: Sendable {
     public var nextDeadline: Instant? { timers.min?.priority }
 
     /// The number of jobs that have not ended.
-    public var activeJobCount: Int { jobs.count - (retained.count - retainedHead) }
+    public var activeJobCount: Int { liveJobs }
 
     /// The number of open connections.
     public var connectionCount: Int { connections.count }
@@ -180,6 +182,8 @@ public struct Scheduler: Sendable {
             outcome = registerPoll(spec, peer: peer, connection: connection, requestID: request.id, at: now, into: &effects)
         case .submit(let spec):
             outcome = submit(spec, peer: peer, connection: connection, requestID: request.id, at: now, into: &effects)
+        case .retry(let retry):
+            outcome = self.retry(retry, peer: peer, connection: connection, requestID: request.id, at: now, into: &effects)
         case .registerGroup(let spec):
             outcome = registerGroup(spec, peer: peer, connection: connection, requestID: request.id, at: now, into: &effects)
         case .cancel(let selector):
@@ -220,7 +224,12 @@ public struct Scheduler: Sendable {
     }
 
     private mutating func fireJob(_ id: JobID, at now: ClockReading, into effects: inout [SchedulerEffect]) {
-        guard let job = jobs[id], job.state == .active else { return }
+        guard let job = jobs[id] else { return }
+        if job.state == .dead {
+            forgetJob(id, into: &effects)
+            return
+        }
+        guard job.state == .active else { return }
         switch job.work {
         case .countdown(let countdown):
             fireCountdown(job, countdown, at: now, into: &effects)
@@ -240,5 +249,6 @@ public struct Scheduler: Sendable {
 
     mutating func adjustCount(owner: UInt32, kind: JobKind, state: JobState, by delta: Int) {
         counts[owner, default: [:]][kind, default: [:]][state, default: 0] += delta
+        if state == .active { liveJobs += delta }
     }
 }

@@ -36,7 +36,11 @@ public struct SchedulerConfiguration: Sendable, Hashable {
     /// The backoff bound before a request job's second attempt, unless the job names one.
     public var defaultBackoffMinNanos: Int64 = 1_000_000_000
     /// The largest backoff bound between two attempts, unless the job names one.
-    public var defaultBackoffMaxNanos: Int64 = 300 * 1_000_000_000
+    public var defaultBackoffMaxNanos: Int64 = 600 * 1_000_000_000
+    /// The longest wait a `Retry-After` header may ask for.
+    public var maxRetryAfterNanos: Int64 = 600 * 1_000_000_000
+    /// How long a dead-lettered request job is kept for `list --state dead` and `retry`.
+    public var deadRetentionNanos: Int64 = 7 * 86_400 * 1_000_000_000
     /// How long an identical `submit` returns the existing job, counted from its registration.
     public var dedupeWindowNanos: Int64 = 3_000_000_000
     /// The uid and pid of the daemon, shown in the summary.

@@ -31,7 +31,7 @@ public struct Configuration: Sendable, Equatable {
         "http.connect_timeout", "http.request_timeout", "http.max_response_bytes", "http.max_request_bytes",
         "http.max_redirects", "http.max_connections_per_host", "http.threads", "poll.min_every", "poll.max_failures",
         "poll.max_backoff", "poll.result_body_bytes", "request.max_attempts", "request.backoff_min", "request.backoff_max",
-        "request.dedupe_window",
+        "request.dedupe_window", "request.max_retry_after", "request.dead_retention",
     ]
 
     /// Keys whose new value takes effect on SIGHUP; the rest need a restart.
@@ -39,7 +39,8 @@ public struct Configuration: Sendable, Equatable {
         "daemon.log_level", "socket.max_line_bytes", "socket.max_pending_bytes", "jobs.max_active", "jobs.retention", "jobs.max_retained",
         "countdown.default_tick", "countdown.min_tick", "countdown.max_duration", "http.max_request_bytes",
         "poll.min_every", "poll.max_failures", "poll.max_backoff", "poll.result_body_bytes", "request.max_attempts",
-        "request.backoff_min", "request.backoff_max", "request.dedupe_window",
+        "request.backoff_min", "request.backoff_max", "request.dedupe_window", "request.max_retry_after",
+        "request.dead_retention",
     ]
 
     /// The environment variable that overrides `key`, such as `REQD_SOCKET_PATH`.
@@ -132,6 +133,10 @@ public struct Configuration: Sendable, Equatable {
             scheduler.defaultBackoffMaxNanos = try Self.duration(key, value)
         case "request.dedupe_window":
             scheduler.dedupeWindowNanos = try Self.duration(key, value, allowZero: true)
+        case "request.max_retry_after":
+            scheduler.maxRetryAfterNanos = try Self.duration(key, value, allowZero: true)
+        case "request.dead_retention":
+            scheduler.deadRetentionNanos = try Self.duration(key, value)
         default:
             throw ConfigurationError(key: key, "unknown setting '\(key)'")
         }

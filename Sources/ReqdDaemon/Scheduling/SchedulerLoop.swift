@@ -274,7 +274,7 @@ public final class SchedulerLoop: @unchecked Sendable {
             if let status = event.status { metadata["http.status"] = "\(status)" }
             if let error = event.error { metadata["job.error"] = "\(error)" }
             logger.debug("attempt failed, retrying", metadata: metadata)
-        case .succeeded, .failed, .timedOut:
+        case .succeeded, .failed, .timedOut, .dead:
             if let polls = event.polls { metadata["job.polls"] = "\(polls)" }
             if let attempt = event.attempt { metadata["job.attempt"] = "\(attempt)" }
             if let status = event.status { metadata["http.status"] = "\(status)" }

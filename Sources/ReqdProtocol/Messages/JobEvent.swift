@@ -20,6 +20,8 @@ public enum JobEventType: String, Codable, Sendable, Hashable {
     case failed
     /// A poll job ran out of time or polls. Terminal.
     case timedOut = "timed_out"
+    /// A request job used up its attempts and was dead-lettered; `error` says why. Terminal (until `retry`).
+    case dead
     /// A group member ended; `member`, `member_state`, `done`, `total` and `failures` say which and how far. (Watchers only.)
     case member
     /// A group ended: every member has ended, or its time limit ran out. `state` says how. Terminal.
@@ -28,7 +30,7 @@ public enum JobEventType: String, Codable, Sendable, Hashable {
     /// Whether this event ends the job's stream.
     public var isTerminal: Bool {
         switch self {
-        case .expired, .cancelled, .succeeded, .failed, .timedOut, .completed: true
+        case .expired, .cancelled, .succeeded, .failed, .timedOut, .completed, .dead: true
         case .registered, .tick, .polled, .progress, .retrying, .member: false
         }
     }
@@ -42,6 +44,7 @@ public enum JobEventType: String, Codable, Sendable, Hashable {
         case .succeeded: self = .succeeded
         case .failed: self = .failed
         case .timedOut: self = .timedOut
+        case .dead: self = .dead
         }
     }
 }

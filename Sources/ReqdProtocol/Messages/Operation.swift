@@ -5,6 +5,7 @@ public enum Operation: String, Codable, Sendable, CaseIterable {
     case registerPoll = "register-poll"
     case submit
     case registerGroup = "register-group"
+    case retry
     case cancel
     case status
     case list

@@ -19,6 +19,7 @@ public enum RequestBody: Sendable, Hashable {
     case registerPoll(PollSpec)
     case submit(SubmitSpec)
     case registerGroup(GroupSpec)
+    case retry(RetryRequest)
     case cancel(JobSelector)
     case status(StatusRequest)
     case list(ListRequest)
@@ -34,6 +35,7 @@ public enum RequestBody: Sendable, Hashable {
         case .registerPoll: .registerPoll
         case .submit: .submit
         case .registerGroup: .registerGroup
+        case .retry: .retry
         case .cancel: .cancel
         case .status: .status
         case .list: .list
@@ -80,6 +82,8 @@ extension Request: Codable {
                 body = .submit(try fields(SubmitSpec.self, allowed: SubmitSpec.fieldNames))
             case .registerGroup:
                 body = .registerGroup(try fields(GroupSpec.self, allowed: GroupSpec.CodingKeys.allCases.map(\.stringValue)))
+            case .retry:
+                body = .retry(try fields(RetryRequest.self, allowed: RetryRequest.CodingKeys.allCases.map(\.stringValue)))
             case .cancel:
                 body = .cancel(try fields(JobSelector.self, allowed: JobSelector.CodingKeys.allCases.map(\.stringValue)))
             case .status:
@@ -110,6 +114,7 @@ extension Request: Codable {
         case .registerPoll(let fields): try fields.encode(to: encoder)
         case .submit(let fields): try fields.encode(to: encoder)
         case .registerGroup(let fields): try fields.encode(to: encoder)
+        case .retry(let fields): try fields.encode(to: encoder)
         case .cancel(let fields): try fields.encode(to: encoder)
         case .status(let fields): try fields.encode(to: encoder)
         case .list(let fields): try fields.encode(to: encoder)

@@ -140,3 +140,13 @@ public struct WaitRequest: Codable, Sendable, Hashable {
 
     enum CodingKeys: String, CodingKey, CaseIterable { case job }
 }
+
+/// `retry`: puts a dead (or failed) request job back in the queue with fresh attempts.
+public struct RetryRequest: Codable, Sendable, Hashable {
+    public var job: String
+
+    /// Creates a `RetryRequest` from its parts.
+    public init(job: String) { self.job = job }
+
+    enum CodingKeys: String, CodingKey, CaseIterable { case job }
+}

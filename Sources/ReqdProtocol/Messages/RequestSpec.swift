@@ -14,12 +14,16 @@ public struct RequestSpec: Codable, Sendable, Hashable {
     public var backoffMinMs: Int64?
     /// The longest backoff between two attempts, in milliseconds.
     public var backoffMaxMs: Int64?
+    /// The answers worth another attempt, as statuses (`"404"`) or classes (`"5xx"`); default
+    /// `["408", "425", "429", "5xx"]`. Transport errors and timeouts are always retried.
+    public var retryOn: [String]?
 
     /// Creates a `RequestSpec` from its parts.
     public init(
         method: String? = nil, url: String, headers: [String]? = nil, body: String? = nil, maxAttempts: Int? = nil,
-        backoffMinMs: Int64? = nil, backoffMaxMs: Int64? = nil
+        backoffMinMs: Int64? = nil, backoffMaxMs: Int64? = nil, retryOn: [String]? = nil
     ) {
+        self.retryOn = retryOn
         self.method = method
         self.url = url
         self.headers = headers
@@ -34,5 +38,6 @@ public struct RequestSpec: Codable, Sendable, Hashable {
         case maxAttempts = "max_attempts"
         case backoffMinMs = "backoff_min_ms"
         case backoffMaxMs = "backoff_max_ms"
+        case retryOn = "retry_on"
     }
 }

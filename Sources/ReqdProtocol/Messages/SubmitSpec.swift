@@ -18,12 +18,19 @@ public struct SubmitSpec: Sendable, Hashable {
     public var bindConnection: Bool?
     /// Stream the job's events on this connection after the reply, tagged with this request's id.
     public var follow: Bool?
+    /// A request that reports success (the outcome as JSON is its body), as a request job of its own.
+    public var onSuccess: RequestSpec?
+    /// A request that reports failure or dead-lettering, likewise.
+    public var onFailure: RequestSpec?
 
     /// Creates a `SubmitSpec` from its parts.
     public init(
         request: RequestSpec, dedupeWindowMs: Int64? = nil, dedupeHeaders: [String]? = nil, key: String? = nil,
-        scope: String? = nil, ephemeral: Bool? = nil, bindConnection: Bool? = nil, follow: Bool? = nil
+        scope: String? = nil, ephemeral: Bool? = nil, bindConnection: Bool? = nil, follow: Bool? = nil,
+        onSuccess: RequestSpec? = nil, onFailure: RequestSpec? = nil
     ) {
+        self.onSuccess = onSuccess
+        self.onFailure = onFailure
         self.request = request
         self.dedupeWindowMs = dedupeWindowMs
         self.dedupeHeaders = dedupeHeaders
@@ -40,6 +47,8 @@ public struct SubmitSpec: Sendable, Hashable {
         case key, scope, ephemeral
         case bindConnection = "bind_connection"
         case follow
+        case onSuccess = "on_success"
+        case onFailure = "on_failure"
     }
 
     /// Every field name `submit` takes.
@@ -59,6 +68,8 @@ extension SubmitSpec: Codable {
         ephemeral = try container.decodeIfPresent(Bool.self, forKey: .ephemeral)
         bindConnection = try container.decodeIfPresent(Bool.self, forKey: .bindConnection)
         follow = try container.decodeIfPresent(Bool.self, forKey: .follow)
+        onSuccess = try container.decodeIfPresent(RequestSpec.self, forKey: .onSuccess)
+        onFailure = try container.decodeIfPresent(RequestSpec.self, forKey: .onFailure)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -71,5 +82,7 @@ extension SubmitSpec: Codable {
         try container.encodeIfPresent(ephemeral, forKey: .ephemeral)
         try container.encodeIfPresent(bindConnection, forKey: .bindConnection)
         try container.encodeIfPresent(follow, forKey: .follow)
+        try container.encodeIfPresent(onSuccess, forKey: .onSuccess)
+        try container.encodeIfPresent(onFailure, forKey: .onFailure)
     }
 }

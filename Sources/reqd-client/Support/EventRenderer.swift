@@ -115,7 +115,7 @@ final class EventRenderer {
             }
             if let error = event.error { parts.append("error=\"\(error)\"") }
             return parts.joined(separator: " ")
-        case .succeeded, .failed, .timedOut:
+        case .succeeded, .failed, .timedOut, .dead:
             var text = event.type.rawValue.replacingOccurrences(of: "_", with: " ")
             var details: [String] = []
             if let polls = event.polls { details.append("\(polls) polls") }

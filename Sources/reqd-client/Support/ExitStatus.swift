@@ -12,6 +12,8 @@ enum ExitStatus {
     static let jobCancelled: Int32 = 3
     /// The job ended `timed_out`.
     static let jobTimedOut: Int32 = 4
+    /// The request job used up its attempts and was dead-lettered (`dead`).
+    static let jobDead: Int32 = 5
     /// No such job (`unknown_job`).
     static let unknownJob: Int32 = 10
     /// The daemon refused the request's values (`bad_field`, `missing_field`, `bad_duration`, ...).
@@ -48,6 +50,7 @@ enum ExitStatus {
         case .cancelled: jobCancelled
         case .failed: jobFailed
         case .timedOut: jobTimedOut
+        case .dead: jobDead
         case .completed: forState(event.state ?? .failed)
         case .registered, .tick, .polled, .progress, .retrying, .member: nil
         }
@@ -60,6 +63,7 @@ enum ExitStatus {
         case .cancelled: jobCancelled
         case .failed: jobFailed
         case .timedOut: jobTimedOut
+        case .dead: jobDead
         }
     }
 }
