@@ -120,6 +120,15 @@ struct SubmitBinaryTests {
             #expect(broken.status == 5, "dead-lettered")
             #expect(broken.stdout.contains("3 attempts failed"), "\(broken.stdout)")
             #expect(server.records(path: "/broken").count == 3)
+            let dead = try Binaries.client(["--json", "list", "--state", "dead"], socket: daemon.socket)
+            let deadJobs = (dead.json?["jobs"] as? [[String: Any]])?.compactMap { $0["id"] as? String } ?? []
+            #expect(deadJobs.count == 1, "\(dead.stdout)")
+            let retried = try Binaries.client(["retry", deadJobs.first ?? "-"], socket: daemon.socket)
+            #expect(retried.status == 0, "\(retried.stderr)")
+            let again = try Binaries.client(["wait", deadJobs.first ?? "-"], socket: daemon.socket)
+            #expect(again.status == 5)
+            #expect(server.records(path: "/broken").count == 6, "fresh attempts after retry")
+            #expect(Set(server.records(path: "/broken").compactMap { $0.header("idempotency-key") }) == [deadJobs.first ?? "-"])
 
             let badURL = try Binaries.client(["submit", "GET", "ftp://example.org/x", "--wait"], socket: daemon.socket)
             #expect(badURL.status == 11)

@@ -55,6 +55,7 @@ struct HygieneServerTests {
         _ = try fixture.wait(only)
         usleep(200_000)
         #expect(fixture.server.records(path: "/orders").count == 1)
+        #expect(fixture.server.records(path: "/orders").first?.header("idempotency-key") == only, "the job id is the Idempotency-Key")
         // With the window turned off, the same request goes out again.
         let again = try fixture.submit("POST", "/orders", ["body": #"{"sku":7}"#, "dedupe_window_ms": 0])
         #expect(again.result?["deduplicated"] == nil)

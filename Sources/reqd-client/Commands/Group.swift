@@ -155,14 +155,10 @@ struct Group: ParsableCommand {
 
     func run() throws {
         try runReporting {
-            var completion: RequestSpec?
-            if let onComplete {
-                let parts = Self.methodAndURL(onComplete)
-                completion = RequestSpec(method: parts?.method ?? "POST", url: parts?.url ?? onComplete)
-            }
             let spec = GroupSpec(
                 members: try members(), concurrency: concurrency,
-                timeoutMs: timeout.flatMap(DurationText.parseNanoseconds).map { max(1, $0 / 1_000_000) }, onComplete: completion,
+                timeoutMs: timeout.flatMap(DurationText.parseNanoseconds).map { max(1, $0 / 1_000_000) },
+                onComplete: onComplete.map(reportRequest),
                 key: key, scope: scope, ephemeral: ephemeral ? true : nil, bindConnection: bindConnection ? true : nil,
                 follow: follow ? true : nil)
             let connection = try global.connect()

@@ -11,8 +11,10 @@ struct Submit: ParsableCommand {
             counts from the first registration (default 3s; --dedupe-window 0 turns it off).
             --replace KEY cancels your running job with that key, of any kind, and aborts its request \
             on the wire. --bind-connection ties the job to this client: it is cancelled when the client exits.
+            Transport errors, timeouts, 408, 425, 429 and 5xx are retried (--retry-on changes the statuses), \
+            honouring Retry-After; every attempt carries the same Idempotency-Key (the job id) unless you set one. \
             With --wait it prints the answer; the exit status is 0 when it succeeded (an answer below 400), \
-            2 failed, 3 cancelled.
+            2 failed (an answer it does not retry), 3 cancelled, 5 dead (its attempts ran out; see list --state dead, retry).
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -30,6 +32,16 @@ struct Submit: ParsableCommand {
 
     @Option(help: "The backoff before the second attempt and the largest one, such as 1s..5m; each wait is random up to the bound.")
     var backoff: String?
+
+    @Option(
+        help: "The answers worth another attempt, such as 408,425,429,5xx (the default) or 5xx,404. Transport errors are always retried.")
+    var retryOn: String?
+
+    @Option(help: ArgumentHelp("Report success here (POST of the outcome as JSON): [METHOD] URL.", valueName: "URL"))
+    var onSuccess: String?
+
+    @Option(help: ArgumentHelp("Report failure or dead-lettering here: [METHOD] URL.", valueName: "URL"))
+    var onFailure: String?
 
     @Option(help: "How long an identical request returns this job, such as 3s; 0 turns dedupe off.")
     var dedupeWindow: String?
@@ -72,10 +84,12 @@ struct Submit: ParsableCommand {
             let spec = SubmitSpec(
                 request: RequestSpec(
                     method: method, url: url, headers: request.headerLines, body: try request.body(), maxAttempts: maxAttempts,
-                    backoffMinMs: backoff?.min, backoffMaxMs: backoff?.max),
+                    backoffMinMs: backoff?.min, backoffMaxMs: backoff?.max,
+                    retryOn: retryOn.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } }),
                 dedupeWindowMs: dedupeWindow.map { $0 == "0" ? 0 : (DurationText.parseNanoseconds($0) ?? 0) / 1_000_000 },
                 dedupeHeaders: dedupeHeaders.isEmpty ? nil : dedupeHeaders, key: replace, scope: scope,
-                ephemeral: ephemeral ? true : nil, bindConnection: bindConnection ? true : nil, follow: follow ? true : nil)
+                ephemeral: ephemeral ? true : nil, bindConnection: bindConnection ? true : nil, follow: follow ? true : nil,
+                onSuccess: onSuccess.map(reportRequest), onFailure: onFailure.map(reportRequest))
             let connection = try global.connect()
             let result = try connection.call(.submit(spec), as: RegisterResult.self)
             let renderer = EventRenderer(json: global.json)
@@ -103,4 +117,10 @@ struct Submit: ParsableCommand {
             return ExitStatus.forState(ended.job.state)
         }
     }
+}
+
+/// A report request from `[METHOD] URL`: POST unless a method is given.
+func reportRequest(_ text: String) -> RequestSpec {
+    let parts = text.split(separator: " ", omittingEmptySubsequences: true)
+    return parts.count == 2 ? RequestSpec(method: String(parts[0]), url: String(parts[1])) : RequestSpec(url: text)
 }

@@ -3,7 +3,7 @@ import ReqdProtocol
 
 struct Wait: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Block until the job ends; the exit status tells how (0 expired or succeeded, 2 failed, 3 cancelled, 4 timed out).")
+        abstract: "Block until the job ends; the exit status tells how (0 expired or succeeded, 2 failed, 3 cancelled, 4 timed out, 5 dead).")
 
     @OptionGroup var global: GlobalOptions
 
