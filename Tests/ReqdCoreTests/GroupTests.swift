@@ -172,16 +172,7 @@ struct GroupTests {
         var h = Harness()
         let (id, effects) = h.group(GroupSpec(members: members(4), concurrency: 2))
         _ = h.answer(effects.sends[0], status: 200)
-        var latest: [String: JobRecord] = [:]
-        for change in h.persisted {
-            if case .insert(let record) = change { latest[record.id] = record }
-            if latest[change.jobID]?.apply(change) == false { latest[change.jobID] = nil }
-        }
-        var restarted = Harness()
-        restarted.now = h.now
-        restarted.advance(1 * second)
-        restarted.scheduler = Scheduler(configuration: SchedulerConfiguration(), seed: 1, now: restarted.now)
-        _ = restarted.handle(.restore(Array(latest.values)))
+        var (restarted, _) = h.restarted(after: 1 * second)
         let resumed = restarted.fireAtArmedDeadline()
         #expect(resumed.sends.map(\.request.url) == ["https://api.example/m/1", "https://api.example/m/2"])
         var out = resumed.sends

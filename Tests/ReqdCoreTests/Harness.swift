@@ -19,6 +19,11 @@ struct Harness {
     init(configuration: SchedulerConfiguration = SchedulerConfiguration()) {
         now = ClockReading(instant: Instant(nanoseconds: 1_000 * Self.second), wall: WallTime(nanosecondsSinceEpoch: 1_800_000_000 * Self.second))
         scheduler = Scheduler(configuration: configuration, seed: 42, now: now)
+        openConnections()
+    }
+
+    /// Opens the three test connections: uid 1000, uid 1001 and root.
+    mutating func openConnections() {
         _ = handle(.connectionOpened(ConnectionID(1), Peer(uid: 1000, pid: 10)))
         _ = handle(.connectionOpened(ConnectionID(2), Peer(uid: 1001, pid: 11)))
         _ = handle(.connectionOpened(ConnectionID(3), Peer(uid: 0, pid: 12)))
@@ -82,6 +87,28 @@ struct Harness {
 }
 
 extension Harness {
+    /// The rows the store holds now: every persisted change applied in order.
+    var storedRecords: [JobRecord] {
+        var latest: [String: JobRecord] = [:]
+        for change in persisted {
+            if case .insert(let record) = change { latest[record.id] = record }
+            if latest[change.jobID]?.apply(change) == false { latest[change.jobID] = nil }
+        }
+        return Array(latest.values)
+    }
+
+    /// A daemon started again from the stored rows, `down` nanoseconds after this one stopped,
+    /// with the effects of the restore.
+    func restarted(after down: Int64 = 0) -> (harness: Harness, effects: [SchedulerEffect]) {
+        var restarted = Harness()
+        restarted.now = now
+        restarted.advance(down)
+        restarted.scheduler = Scheduler(configuration: SchedulerConfiguration(), seed: 1, now: restarted.now)
+        restarted.openConnections()
+        let effects = restarted.handle(.restore(storedRecords))
+        return (restarted, effects)
+    }
+
     /// Registers a poll job and returns its id and the effects.
     mutating func poll(_ spec: PollSpec, connection: UInt64 = 1) -> (id: JobID, effects: [SchedulerEffect]) {
         let effects = request(.registerPoll(spec), connection: connection)

@@ -323,18 +323,8 @@ struct PollTests {
         #expect(before.polls == 3)
         #expect(before.failures == 1)
 
-        var latest: [String: JobRecord] = [:]
-        for change in h.persisted {
-            if case .insert(let record) = change { latest[record.id] = record }
-            if latest[change.jobID]?.apply(change) == false { latest[change.jobID] = nil }
-        }
         // The daemon is down for one second, then a fresh scheduler restores the rows.
-        h.advance(1 * second)
-        var restarted = Harness()
-        restarted.now = h.now
-        restarted.scheduler = Scheduler(configuration: SchedulerConfiguration(), seed: 1, now: h.now)
-        _ = restarted.handle(.connectionOpened(ConnectionID(1), Peer(uid: 1000, pid: 10)))
-        _ = restarted.handle(.restore(Array(latest.values)))
+        var (restarted, _) = h.restarted(after: 1 * second)
         let resumed = restarted.scheduler.job(id)?.poll
         #expect(restarted.scheduler.job(id)?.state == .active)
         #expect(resumed?.polls == 3)

@@ -92,15 +92,7 @@ struct RetryPolicyTests {
         let second = try #require(following)
         #expect(second.request.headers.filter { $0.name == "Idempotency-Key" }.map(\.value) == [reply.job.id])
 
-        var latest: [String: JobRecord] = [:]
-        for change in h.persisted {
-            if case .insert(let record) = change { latest[record.id] = record }
-            if latest[change.jobID]?.apply(change) == false { latest[change.jobID] = nil }
-        }
-        var restarted = Harness()
-        restarted.now = h.now
-        restarted.scheduler = Scheduler(configuration: SchedulerConfiguration(), seed: 1, now: h.now)
-        _ = restarted.handle(.restore(Array(latest.values)))
+        var (restarted, _) = h.restarted()
         let fired = restarted.fireAtArmedDeadline()
         let resent = try #require(fired.sends.first)
         #expect(resent.request.headers.filter { $0.name == "Idempotency-Key" }.map(\.value) == [reply.job.id])

@@ -149,15 +149,7 @@ struct SubmitTests {
         var fired = h.fireAtArmedDeadline()
         if fired.sends.isEmpty { fired = h.fireAtArmedDeadline() }
         #expect(fired.sends.map(\.attempt) == [2])
-        var latest: [String: JobRecord] = [:]
-        for change in h.persisted {
-            if case .insert(let record) = change { latest[record.id] = record }
-            if latest[change.jobID]?.apply(change) == false { latest[change.jobID] = nil }
-        }
-        var restarted = Harness()
-        restarted.now = h.now
-        restarted.scheduler = Scheduler(configuration: SchedulerConfiguration(), seed: 1, now: h.now)
-        let restored = restarted.handle(.restore(Array(latest.values)))
+        var (restarted, restored) = h.restarted()
         #expect(restored.sends.isEmpty)
         let resent = restarted.fireAtArmedDeadline()
         #expect(resent.sends.map(\.attempt) == [2])
