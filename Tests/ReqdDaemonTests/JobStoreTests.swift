@@ -178,4 +178,25 @@ struct JobStoreTests {
         reopened.flush()
         #expect(try reopened.loadAll().first?.detail.group?.counters.members == [pending, pending], "the old member rows went with the job")
     }
+
+    @Test("a version-1 file with a countdown migrates through every version and keeps its row")
+    func fromVersion1() throws {
+        let directory = TemporaryDirectory()
+        do {
+            let database = try SQLiteDatabase(path: directory.path + "/reqd.sqlite3")
+            try database.execute(StoreSchema.migrations[0])
+            try database.execute("PRAGMA user_version = 1")
+            try database.execute(
+                """
+                INSERT INTO jobs (id, owner, kind, state, key, scope, created_ns, deadline_ns, tick_ns)
+                VALUES ('cd_v1', 1000, 'countdown', 'active', 'k', 's', 1000, 9000000000, 1000000000)
+                """)
+        }
+        let store = try JobStore(directory: directory.path) { _, _ in }
+        #expect(try store.loadAll() == [record("cd_v1", key: "k")])
+        store.close()
+        let database = try SQLiteDatabase(path: directory.path + "/reqd.sqlite3")
+        #expect(try database.scalar("PRAGMA user_version") == Int64(StoreSchema.currentVersion))
+        #expect(try database.scalar("SELECT count(*) FROM group_members") == 0)
+    }
 }
