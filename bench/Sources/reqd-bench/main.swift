@@ -8,6 +8,7 @@ import Synchronization
 //   reqd-bench [--reqd PATH] [--quick]                     countdowns (bench/countdown)
 //   reqd-bench poll --url URL [--jobs N] [--every-ms M] [--seconds S] [--ephemeral]   poll jobs (bench/poll)
 //   reqd-bench client --url URL [--connections N] [--seconds S]   the HTTP client alone (bench/poll)
+//   reqd-bench queue                                  durable submits/s, 1 and 50 clients (bench/queue)
 //   reqd-bench group --url URL [--members N] [--concurrency C] [--runs R]   one group's wall time (bench/group)
 
 let arguments = CommandLine.arguments
@@ -32,7 +33,15 @@ func percentile(_ sorted: [Double], _ p: Double) -> Double {
 }
 
 /// Registrations from `clients` connections, each waiting for every reply; returns registrations per second.
-func registrationRate(socket: String, clients: Int, perClient: Int, durable: Bool, timeLimit: Double) throws -> Double {
+///
+/// `fields(client, index)` gives a request's fields after its `id`; by default a countdown.
+func registrationRate(
+    socket: String, clients: Int, perClient: Int, durable: Bool, timeLimit: Double,
+    fields: (@Sendable (Int, Int) -> String)? = nil
+) throws -> Double {
+    let fields: @Sendable (Int, Int) -> String = fields ?? { client, index in
+        "\"op\":\"register-countdown\",\"key\":\"r\(client)-\(index)\",\"duration_ms\":3600000\(durable ? "" : ",\"ephemeral\":true")"
+    }
     let done = DispatchGroup()
     let failed = Mutex(0)
     let completed = Mutex(Array(repeating: 0, count: clients))
@@ -43,8 +52,7 @@ func registrationRate(socket: String, clients: Int, perClient: Int, durable: Boo
             defer { done.leave() }
             guard let connection = try? BenchSocket(path: socket) else { return }
             for index in 0..<perClient {
-                let request = line(
-                    "{\"id\":\(index),\"op\":\"register-countdown\",\"key\":\"r\(client)-\(index)\",\"duration_ms\":3600000\(durable ? "" : ",\"ephemeral\":true")}")
+                let request = line("{\"id\":\(index),\(fields(client, index))}")
                 guard (try? connection.roundTrip(request)) == true else {
                     failed.withLock { $0 += 1 }
                     return
@@ -196,5 +204,6 @@ switch arguments.dropFirst().first {
 case "poll": pollBench()
 case "client": clientCeilingBench()
 case "group": groupBench()
+case "queue": queueBench()
 default: countdownBench()
 }
