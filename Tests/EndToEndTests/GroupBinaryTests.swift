@@ -58,6 +58,16 @@ struct GroupBinaryTests {
         let group = (ended?["job"] as? [String: Any])?["group"] as? [String: Any]
         #expect((group?["members"] as? [[String: Any]])?.first?["status"] as? Int == 201)
 
+        // --follow off a terminal: one line per member as it ends, then the completion.
+        let followed = try Binaries.client(
+            ["group", "--request", "GET \(server.url("/g/0"))", "--request", "GET \(server.url("/fail/g"))", "--follow"],
+            socket: daemon.socket)
+        #expect(followed.status == 2)
+        let events = followed.stdout.split(separator: "\n")
+        #expect(events.filter { $0.contains(" member ") }.count == 2, "\(followed.stdout)")
+        #expect(events.contains { $0.contains("2 of 2 done, 1 failed") }, "\(followed.stdout)")
+        #expect(events.last?.contains("completed: failed, 2 of 2 done") == true, "\(followed.stdout)")
+
         let usage = try Binaries.client(["group", "--data", "x", "--request", "GET \(server.url("/x"))"], socket: daemon.socket)
         #expect(usage.status == 64)
         #expect(usage.stderr.contains("after the --request"), "\(usage.stderr)")

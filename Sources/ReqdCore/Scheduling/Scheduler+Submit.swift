@@ -122,24 +122,13 @@ extension Scheduler {
         let (step, answer) = delivery.finish(outcome, at: now, random: random.unit())
         job.delivery = delivery
         job.result = answer.map(makeResult) ?? job.result
+        let state: JobState
         switch step {
-        case .succeeded, .failed:
-            let state: JobState
-            switch step {
-            case .failed(let why, let exhausted):
-                job.error = why
-                state = exhausted ? .dead : .failed
-            default:
-                state = .succeeded
-            }
-            let report = state == .succeeded ? delivery.onSuccess : delivery.onFailure
-            let spawned = report.map { template in
-                var request = template.value
-                request.request.body = Array(Self.outcomeJSON(job, state: state).jsonText.utf8)
-                return spawnedJob(request, of: job, at: now)
-            }
-            finish(job, as: state, reason: nil, replacedBy: nil, at: now, into: &effects)
-            if let spawned { start(spawned, at: now, into: &effects) }
+        case .succeeded:
+            state = .succeeded
+        case .failed(let why, let exhausted):
+            job.error = why
+            state = exhausted ? .dead : .failed
         case .retry(let why):
             jobs[id] = job
             let recipients = recipients(of: job)
@@ -151,7 +140,16 @@ extension Scheduler {
             }
             if job.durable { effects.append(.persist(.update(record(of: job, at: now)))) }
             scheduleDelivery(id, at: now, startIfDue: true, into: &effects)
+            return
         }
+        let report = state == .succeeded ? delivery.onSuccess : delivery.onFailure
+        let spawned = report.map { template in
+            var request = template.value
+            request.request.body = Array(Self.outcomeJSON(job, state: state).jsonText.utf8)
+            return spawnedJob(request, of: job, at: now)
+        }
+        finish(job, as: state, reason: nil, replacedBy: nil, at: now, into: &effects)
+        if let spawned { start(spawned, at: now, into: &effects) }
     }
 
     /// The request job another job's end starts (a countdown's `on_expire`, a group's

@@ -17,3 +17,26 @@ func followJob(_ connection: DaemonConnection, renderer: EventRenderer, initial:
         if let status = ExitStatus.forEvent(event) { return status }
     }
 }
+
+/// What a register command does once the daemon has accepted the job: prints the registration
+/// (`line`, unless a live `--follow` line takes the terminal), then follows the job's events,
+/// waits for its end and prints it with `ended`, or returns at once.
+func reportRegistration(
+    _ result: RegisterResult, on connection: DaemonConnection, json: Bool, follow: Bool, wait: Bool,
+    line: () -> String, ended: (JobInfo) -> Void = { Output.line(EventRenderer.ending($0)) }
+) throws -> Int32 {
+    let renderer = EventRenderer(json: json)
+    if json {
+        Output.json(result)
+    } else if !(follow && renderer.live) {
+        Output.line(line())
+    }
+    if follow { return try followJob(connection, renderer: renderer, initial: result.job) }
+    guard wait else { return ExitStatus.success }
+    let end = try connection.call(.wait(WaitRequest(job: result.job.id)), as: JobResult.self)
+    if json { Output.json(end) } else { ended(end.job) }
+    return ExitStatus.forState(end.job.state)
+}
+
+/// `" (replaced ID)"` when the registration replaced a job, else nothing.
+func replacedNote(_ result: RegisterResult) -> String { result.replaced.map { " (replaced \($0))" } ?? "" }

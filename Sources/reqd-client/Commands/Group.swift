@@ -163,23 +163,13 @@ struct Group: ParsableCommand {
                 follow: follow ? true : nil)
             let connection = try global.connect()
             let result = try connection.call(.registerGroup(spec), as: RegisterResult.self)
-            let renderer = EventRenderer(json: global.json)
-            if global.json {
-                Output.json(result)
-            } else if !(follow && renderer.live) {
-                let replaced = result.replaced.map { " (replaced \($0))" } ?? ""
-                Output.line("registered \(result.job.id)  \(spec.members.count) members, \(spec.concurrency ?? 4) at a time\(replaced)")
-            }
-            if follow { return try followJob(connection, renderer: renderer, initial: result.job) }
-            guard wait || bindConnection else { return ExitStatus.success }
-            let ended = try connection.call(.wait(WaitRequest(job: result.job.id)), as: JobResult.self)
-            if global.json {
-                Output.json(ended)
-            } else {
-                if let group = ended.job.group { Self.table(group) }
-                Output.line(EventRenderer.ending(ended.job))
-            }
-            return ExitStatus.forState(ended.job.state)
+            return try reportRegistration(
+                result, on: connection, json: global.json, follow: follow, wait: wait || bindConnection,
+                line: { "registered \(result.job.id)  \(spec.members.count) members, \(spec.concurrency ?? 4) at a time\(replacedNote(result))" },
+                ended: { job in
+                    if let group = job.group { Self.table(group) }
+                    Output.line(EventRenderer.ending(job))
+                })
         }
     }
 

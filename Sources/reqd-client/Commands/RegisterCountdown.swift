@@ -101,15 +101,9 @@ struct RegisterCountdown: ParsableCommand {
                 follow: follow ? true : nil)
             let connection = try global.connect()
             let result = try connection.call(.registerCountdown(spec), as: RegisterResult.self)
-            let renderer = EventRenderer(json: global.json)
-            if global.json {
-                Output.json(result)
-            } else if !follow || !renderer.live {
-                let replaced = result.replaced.map { " (replaced \($0))" } ?? ""
-                Output.line("registered \(result.job.id)  \(key)  \(EventRenderer.clock(result.job.remainingMs ?? 0)) left\(replaced)")
+            return try reportRegistration(result, on: connection, json: global.json, follow: follow, wait: false) {
+                "registered \(result.job.id)  \(key)  \(EventRenderer.clock(result.job.remainingMs ?? 0)) left\(replacedNote(result))"
             }
-            guard follow else { return ExitStatus.success }
-            return try followJob(connection, renderer: renderer, initial: result.job)
         }
     }
 }

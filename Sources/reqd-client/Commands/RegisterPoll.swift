@@ -95,18 +95,9 @@ struct RegisterPoll: ParsableCommand {
                 }
                 throw failure
             }
-            let renderer = EventRenderer(json: global.json)
-            if global.json {
-                Output.json(result)
-            } else if !(follow && renderer.live) {
-                let replaced = result.replaced.map { " (replaced \($0))" } ?? ""
-                Output.line("registered \(result.job.id)  \(result.job.poll.map(EventRenderer.pollURL) ?? url)\(replaced)")
+            return try reportRegistration(result, on: connection, json: global.json, follow: follow, wait: wait) {
+                "registered \(result.job.id)  \(result.job.poll.map(EventRenderer.pollURL) ?? url)\(replacedNote(result))"
             }
-            if follow { return try followJob(connection, renderer: renderer, initial: result.job) }
-            guard wait else { return ExitStatus.success }
-            let ended = try connection.call(.wait(WaitRequest(job: result.job.id)), as: JobResult.self)
-            if global.json { Output.json(ended) } else { Output.line(EventRenderer.ending(ended.job)) }
-            return ExitStatus.forState(ended.job.state)
         }
     }
 }

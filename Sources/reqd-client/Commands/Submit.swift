@@ -92,29 +92,22 @@ struct Submit: ParsableCommand {
                 onSuccess: onSuccess.map(reportRequest), onFailure: onFailure.map(reportRequest))
             let connection = try global.connect()
             let result = try connection.call(.submit(spec), as: RegisterResult.self)
-            let renderer = EventRenderer(json: global.json)
-            if global.json {
-                Output.json(result)
-            } else if !(follow && renderer.live) {
-                var notes: [String] = []
-                if let replaced = result.replaced { notes.append("replaced \(replaced)") }
-                if result.deduplicated == true { notes.append("deduplicated: an identical request made it") }
-                let suffix = notes.isEmpty ? "" : " (" + notes.joined(separator: "; ") + ")"
-                Output.line("submitted \(result.job.id)  \(result.job.request.map { "\($0.method) \($0.url)" } ?? url)\(suffix)")
-            }
-            if follow { return try followJob(connection, renderer: renderer, initial: result.job) }
-            guard wait || bindConnection else { return ExitStatus.success }
-            let ended = try connection.call(.wait(WaitRequest(job: result.job.id)), as: JobResult.self)
-            if global.json {
-                Output.json(ended)
-            } else {
-                Output.line(EventRenderer.ending(ended.job))
-                if let answer = ended.job.result {
-                    for header in answer.headers ?? [] { Output.line("  \(header)") }
-                    if !answer.body.isEmpty { Output.line(answer.body + (answer.truncated ? "\n  (body cut)" : "")) }
-                }
-            }
-            return ExitStatus.forState(ended.job.state)
+            return try reportRegistration(
+                result, on: connection, json: global.json, follow: follow, wait: wait || bindConnection,
+                line: {
+                    var notes: [String] = []
+                    if let replaced = result.replaced { notes.append("replaced \(replaced)") }
+                    if result.deduplicated == true { notes.append("deduplicated: an identical request made it") }
+                    let suffix = notes.isEmpty ? "" : " (" + notes.joined(separator: "; ") + ")"
+                    return "submitted \(result.job.id)  \(result.job.request.map { "\($0.method) \($0.url)" } ?? url)\(suffix)"
+                },
+                ended: { job in
+                    Output.line(EventRenderer.ending(job))
+                    if let answer = job.result {
+                        for header in answer.headers ?? [] { Output.line("  \(header)") }
+                        if !answer.body.isEmpty { Output.line(answer.body + (answer.truncated ? "\n  (body cut)" : "")) }
+                    }
+                })
         }
     }
 }
