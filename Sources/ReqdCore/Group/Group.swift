@@ -93,7 +93,7 @@ public struct Group: Sendable, Hashable {
         switch step {
         case .succeeded: end(index, as: .succeeded, error: nil)
         case .failed(let why, _): end(index, as: .failed, error: why)
-        case .retry: break
+        case .retry, .held: break
         }
         return (index, step)
     }

@@ -4,6 +4,10 @@ public enum HTTPOutcome: Sendable, Hashable {
     case response(HTTPAnswer)
     /// No usable answer: the connection failed, timed out, or the body was too large.
     case failure(String)
+    /// The target's network could not be reached: no route to it (ENETUNREACH, EHOSTUNREACH) or
+    /// name resolution failing for now (EAI_AGAIN). Request jobs hold on it without spending an
+    /// attempt; other kinds count it as a failure.
+    case unreachable(String)
 }
 
 /// An HTTP answer, with its body already cut to the executor's limit.

@@ -1,5 +1,14 @@
-/// Checks URLs at registration, so a job never starts with one the executor cannot send.
-enum RequestURL {
+/// URL handling: checks at registration, so a job never starts with a URL the executor cannot
+/// send, and the parts that name a server.
+public enum RequestURL {
+    /// The part of a URL that names its server: scheme, host and port, as written.
+    public static func origin(_ url: String) -> Substring {
+        guard let separator = url.firstRange(of: "://") else { return url[...] }
+        let rest = url[separator.upperBound...]
+        let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
+        return url[..<end]
+    }
+
     /// Accepts an absolute `http` or `https` URL with a host and an optional numeric port.
     static func validate(_ url: String) throws(SchedulerError) {
         func refuse(_ why: String) -> SchedulerError {

@@ -26,6 +26,8 @@ public struct Delivery: Sendable, Hashable {
     public var attempts: UInt32 = 0
     /// Whether an attempt is out now.
     public var inFlight = false
+    /// Whether the job waits for its target's network to come back (never stored: a restart retries).
+    public var held = false
     /// When the attempt out now is given up as unanswered.
     public var requestDeadline: Instant?
     /// When the next attempt starts, while none is out.
@@ -71,17 +73,28 @@ public struct Delivery: Sendable, Hashable {
         case retry(String)
         /// Failed for good: a 4xx other than 429, or the last attempt failed (`exhausted`).
         case failed(String, exhausted: Bool)
+        /// The network to the target is unreachable; the attempt did not count.
+        case held(String)
     }
 
     /// Records the end of the attempt out now and says what follows; `random` in [0, 1) draws the jitter.
-    public mutating func finish(_ outcome: HTTPOutcome, at now: ClockReading, random: Double) -> (step: Step, answer: HTTPAnswer?) {
+    ///
+    /// With `holding`, an unreachable network gives back the attempt and asks to be `held`;
+    /// without it (group members), it is an ordinary failure.
+    public mutating func finish(
+        _ outcome: HTTPOutcome, at now: ClockReading, random: Double, holding: Bool = false
+    ) -> (step: Step, answer: HTTPAnswer?) {
         inFlight = false
         requestDeadline = nil
         var answer: HTTPAnswer?
         let failure: String
         let retryable: Bool
         switch outcome {
-        case .failure(let why):
+        case .unreachable(let why) where holding:
+            attempts -= 1
+            lastError = why
+            return (.held(why), nil)
+        case .failure(let why), .unreachable(let why):
             (failure, retryable) = (why, true)
         case .response(let response):
             answer = response

@@ -88,7 +88,7 @@ extension Scheduler {
             addJobWatcher(job.id, connection: follower.connection, tag: follower.watch)
         }
         schedule(job, at: now, startIfDue: true, into: &effects)
-        return .registered(RegisterResult(job: info(job, at: now), replaced: replaced?.rawValue))
+        return .registered(RegisterResult(job: info(jobs[job.id] ?? job, at: now), replaced: replaced?.rawValue))
     }
 
     /// Ends a job: records how, tells its watchers and waiters, persists it and starts its retention.
@@ -107,6 +107,7 @@ extension Scheduler {
             effects.append(.abort(job.id, attempt: attempt))
         }
         if state == .cancelled { forgetDedupe(job.id) }
+        if job.kind == .request { forgetHold(job) }
         if let connection = job.boundTo { connections[connection]?.boundJobs.remove(job.id) }
         if let key = job.key, activeByKey[OwnedKey(owner: job.owner, key: key)] == job.id {
             activeByKey[OwnedKey(owner: job.owner, key: key)] = nil

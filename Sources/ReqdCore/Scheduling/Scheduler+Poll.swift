@@ -122,7 +122,7 @@ extension Scheduler {
         var answer: HTTPAnswer?
         var failure: String?
         switch outcome {
-        case .failure(let message):
+        case .failure(let message), .unreachable(let message):
             failure = message
         case .response(let response):
             answer = response

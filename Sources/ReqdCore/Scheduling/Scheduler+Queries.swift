@@ -31,8 +31,9 @@ extension Scheduler {
                 maxAttempts: delivery.maxAttempts, backoffMinMs: delivery.backoffMin / 1_000_000,
                 backoffMaxMs: delivery.backoffMax / 1_000_000, attempts: Int(delivery.attempts),
                 lastStatus: delivery.lastStatus, lastError: delivery.lastError, inFlight: active && delivery.inFlight,
-                nextAttemptAt: active && !delivery.inFlight ? now.wall(at: delivery.nextAttempt) : nil,
+                nextAttemptAt: active && !delivery.inFlight && !delivery.held ? now.wall(at: delivery.nextAttempt) : nil,
                 parent: delivery.parent?.rawValue)
+            if active && delivery.held { view.request?.held = true }
         }
         if let group = job.group { view.group = groupInfo(group) }
         if job.boundTo != nil { view.boundToConnection = true }
@@ -76,7 +77,7 @@ extension Scheduler {
                     version: ProtocolInfo.softwareVersion, protocolVersion: ProtocolInfo.version,
                     pid: configuration.daemonPID, startedAt: startedAt.wall,
                     uptimeMs: now.instant.nanoseconds(since: startedAt.instant) / 1_000_000, jobs: byKind,
-                    connections: connections.count)))
+                    connections: connections.count, network: networkSummary(for: peer, at: now))))
     }
 
     /// `list`: the caller's jobs that match every filter, oldest first.

@@ -91,6 +91,10 @@ extension Scheduler {
     mutating func scheduleDelivery(_ id: JobID, at now: ClockReading, startIfDue: Bool, into effects: inout [SchedulerEffect]) {
         guard var job = jobs[id], job.state == .active, var delivery = job.delivery else { return }
         if startIfDue, !delivery.inFlight, delivery.nextAttempt <= now.instant {
+            if let why = holdReason(id, delivery) {
+                hold(id, why: why, at: now, into: &effects)
+                return
+            }
             delivery.start(at: now.instant, timeout: configuration.requestTimeoutNanos)
             job.delivery = delivery
             jobs[id] = job
@@ -119,11 +123,19 @@ extension Scheduler {
         guard var job = jobs[id], job.state == .active, var delivery = job.delivery, delivery.inFlight,
             delivery.attempts == attempt
         else { return }
-        let (step, answer) = delivery.finish(outcome, at: now, random: random.unit())
+        let (step, answer) = delivery.finish(outcome, at: now, random: random.unit(), holding: true)
         job.delivery = delivery
         job.result = answer.map(makeResult) ?? job.result
+        if case .held(let why) = step {
+            jobs[id] = job
+            hold(id, why: why, at: now, into: &effects)
+            return
+        }
+        targetReachable(delivery, at: now, into: &effects)
         let state: JobState
         switch step {
+        case .held:
+            return
         case .succeeded:
             state = .succeeded
         case .failed(let why, let exhausted):

@@ -12,6 +12,8 @@ public struct Scheduler: Sendable {
         case job(JobID)
         /// The end of a request job's dedupe window.
         case dedupe(JobID)
+        /// The next probe round of unreachable targets.
+        case probe
     }
 
     /// Work the scheduler does once the store has committed a batch.
@@ -72,6 +74,9 @@ public struct Scheduler: Sendable {
     var dedupe: [DedupeKey: JobID] = [:]
     var dedupeKeys: [JobID: DedupeKey] = [:]
 
+    /// Request jobs held while their targets are unreachable.
+    var network = NetworkHold()
+
     /// Ended jobs in the order they ended, for retention. They are purged as events arrive, not by
     /// the timer, so an idle daemon never wakes up just to forget old jobs.
     var retained: [(id: JobID, endedAt: Instant)] = []
@@ -129,6 +134,8 @@ public struct Scheduler: Sendable {
         case .reconfigure(let configuration):
             self.configuration = configuration
             enforceRetentionLimit(at: now, into: &effects)
+        case .networkChanged:
+            probeRound(at: now, into: &effects)
         case .shutdown:
             shuttingDown = true
         }
@@ -219,6 +226,8 @@ public struct Scheduler: Sendable {
                 fireJob(id, at: now, into: &effects)
             case .dedupe(let id):
                 forgetDedupe(id)
+            case .probe:
+                probeTimerFired(at: now, into: &effects)
             }
         }
     }

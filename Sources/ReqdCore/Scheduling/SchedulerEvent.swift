@@ -16,6 +16,8 @@ public enum SchedulerEvent: Sendable {
     case commitCompleted(CommitToken, failure: String?)
     /// Jobs read from the store at start-up.
     case restore([JobRecord])
+    /// A link, address or route changed: unreachable targets are worth a probe now.
+    case networkChanged
     /// A reloaded configuration.
     case reconfigure(SchedulerConfiguration)
     /// The daemon is stopping: refuse new work.
@@ -52,6 +54,8 @@ public enum SchedulerEffect: Sendable {
     case send(HTTPSend)
     /// Cancel a request started by `send`, on the wire; its end is not needed any more.
     case abort(JobID, attempt: UInt32)
+    /// A change in the daemon's own state worth an info log line, such as a target becoming unreachable.
+    case notice(String)
     /// A detail worth a debug log line about one job.
     case debug(JobID, String)
 }

@@ -31,7 +31,8 @@ public struct Configuration: Sendable, Equatable {
         "http.connect_timeout", "http.request_timeout", "http.max_response_bytes", "http.max_request_bytes",
         "http.max_redirects", "http.max_connections_per_host", "http.threads", "poll.min_every", "poll.max_failures",
         "poll.max_backoff", "poll.result_body_bytes", "request.max_attempts", "request.backoff_min", "request.backoff_max",
-        "request.dedupe_window", "request.max_retry_after", "request.dead_retention",
+        "request.dedupe_window", "request.max_retry_after", "request.dead_retention", "request.probe_max",
+        "request.resume_spread",
     ]
 
     /// Keys whose new value takes effect on SIGHUP; the rest need a restart.
@@ -40,7 +41,7 @@ public struct Configuration: Sendable, Equatable {
         "countdown.default_tick", "countdown.min_tick", "countdown.max_duration", "http.max_request_bytes",
         "poll.min_every", "poll.max_failures", "poll.max_backoff", "poll.result_body_bytes", "request.max_attempts",
         "request.backoff_min", "request.backoff_max", "request.dedupe_window", "request.max_retry_after",
-        "request.dead_retention",
+        "request.dead_retention", "request.probe_max", "request.resume_spread",
     ]
 
     /// The environment variable that overrides `key`, such as `REQD_SOCKET_PATH`.
@@ -137,6 +138,10 @@ public struct Configuration: Sendable, Equatable {
             scheduler.maxRetryAfterNanos = try Self.duration(key, value, allowZero: true)
         case "request.dead_retention":
             scheduler.deadRetentionNanos = try Self.duration(key, value)
+        case "request.probe_max":
+            scheduler.probeMaxNanos = try Self.duration(key, value)
+        case "request.resume_spread":
+            scheduler.resumeSpreadNanos = try Self.duration(key, value, allowZero: true)
         default:
             throw ConfigurationError(key: key, "unknown setting '\(key)'")
         }

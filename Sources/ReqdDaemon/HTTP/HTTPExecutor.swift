@@ -66,7 +66,7 @@ public final class HTTPExecutor: Sendable {
     /// Starts a request (or queues it behind its host's others); its end is reported through
     /// `onFinish` unless it is aborted first.
     public func execute(_ send: HTTPSend) {
-        let host = Self.hostKey(send.request.url)
+        let host = RequestURL.origin(send.request.url)
         let key = Attempt(job: send.job, attempt: send.attempt)
         let limit = settings.maxConnectionsPerHost
         let startNow = state.withLock { state -> Bool in
@@ -80,14 +80,6 @@ public final class HTTPExecutor: Sendable {
             return false
         }
         if startNow { start(send, host: host) }
-    }
-
-    /// The part of a URL that names its connection pool: scheme, host and port.
-    private static func hostKey(_ url: String) -> Substring {
-        guard let separator = url.firstRange(of: "://") else { return url[...] }
-        let rest = url[separator.upperBound...]
-        let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
-        return url[..<end]
     }
 
     /// Hands a request to the client; on its end, reports it and starts the host's next one.
@@ -119,7 +111,8 @@ public final class HTTPExecutor: Sendable {
             case .success(let response):
                 self.onFinish(key.job, key.attempt, .response(Self.answer(response, parseJSON: parseJSON, keepHeaders: keepHeaders)))
             case .failure(let error):
-                self.onFinish(key.job, key.attempt, .failure(Self.describe(error, settings: self.settings)))
+                let why = Self.describe(error, settings: self.settings)
+                self.onFinish(key.job, key.attempt, Self.isUnreachable(error) ? .unreachable(why) : .failure(why))
             }
         }
     }
@@ -163,6 +156,19 @@ public final class HTTPExecutor: Sendable {
         return HTTPAnswer(status: Int(response.status.code), body: body, json: json, headers: headers)
     }
 
+    /// Whether a request failed because the network cannot reach its target: no route
+    /// (ENETUNREACH), host unreachable (EHOSTUNREACH), or name resolution failing for now
+    /// (EAI_AGAIN). A refused connection, a timeout, or a name that does not exist are not.
+    static func isUnreachable(_ error: any Error) -> Bool {
+        if let io = error as? IOError { return io.errnoCode == ENETUNREACH || io.errnoCode == EHOSTUNREACH }
+        if let unknown = error as? SocketAddressError.UnknownHost { return unknown.errorCode == Int(EAI_AGAIN) }
+        guard let connect = error as? NIOConnectionError else { return false }
+        if let dns = connect.dnsAError ?? connect.dnsAAAAError, connect.connectionErrors.isEmpty {
+            return isUnreachable(dns)
+        }
+        return !connect.connectionErrors.isEmpty && connect.connectionErrors.allSatisfy { isUnreachable($0.error) }
+    }
+
     /// Words for a failed request; never the request's headers or body.
     static func describe(_ error: any Error, settings: HTTPSettings) -> String {
         if error is ResponseAccumulator.ResponseTooBigError {
@@ -187,7 +193,15 @@ public final class HTTPExecutor: Sendable {
             }
         }
         if let connect = error as? NIOConnectionError {
-            return "could not connect to \(connect.host):\(connect.port)"
+            if let dns = connect.dnsAError ?? connect.dnsAAAAError, connect.connectionErrors.isEmpty {
+                return "could not resolve \(connect.host): \(describe(dns, settings: settings))"
+            }
+            let reasons = Set(connect.connectionErrors.map { describe($0.error, settings: settings) }).sorted()
+            let detail = reasons.isEmpty ? "" : ": " + reasons.joined(separator: "; ")
+            return "could not connect to \(connect.host):\(connect.port)\(detail)"
+        }
+        if let unknown = error as? SocketAddressError.UnknownHost {
+            return unknown.errorDescription
         }
         if let io = error as? IOError {
             return "connection error: \(String(cString: strerror(io.errnoCode)))"

@@ -32,6 +32,7 @@ public final class SchedulerLoop: @unchecked Sendable {
     private let logger: Logger
     private let notifier: SystemdNotifier
     private var clockMonitor: ClockChangeMonitor?
+    private var networkMonitor: NetworkChangeMonitor?
 
     private var jobDeadline: Instant?
     private var armedFor: Instant?
@@ -58,6 +59,10 @@ public final class SchedulerLoop: @unchecked Sendable {
         timer.activate()
         queue.sync {
             clockMonitor = ClockChangeMonitor(queue: queue) { [unowned self] in self.clockWasSet() }
+            networkMonitor = NetworkChangeMonitor(queue: queue) { [unowned self] in self.networkChanged() }
+            if networkMonitor == nil {
+                logger.warning("cannot watch network changes (netlink: \(String(cString: strerror(errno)))); unreachable targets are probed on a timer only")
+            }
         }
     }
 
@@ -109,6 +114,8 @@ public final class SchedulerLoop: @unchecked Sendable {
             timer.cancel()
             clockMonitor?.cancel()
             clockMonitor = nil
+            networkMonitor?.cancel()
+            networkMonitor = nil
         }
     }
 
@@ -178,6 +185,11 @@ public final class SchedulerLoop: @unchecked Sendable {
         rearm()
     }
 
+    private func networkChanged() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        handle([.event(.networkChanged)])
+    }
+
     private func apply(_ effects: [SchedulerEffect], at now: ClockReading) {
         var outputs: [ConnectionID: [OutboundMessage]] = [:]
         var batch = StoreBatch()
@@ -209,6 +221,8 @@ public final class SchedulerLoop: @unchecked Sendable {
             case .abort(let job, let attempt):
                 logger.debug("request aborted", metadata: ["job.id": "\(job)", "job.attempt": "\(attempt)"])
                 executor?.abort(job: job, attempt: attempt)
+            case .notice(let message):
+                logger.info("\(message)")
             case .debug(let job, let message):
                 logger.debug("\(message)", metadata: ["job.id": "\(job)"])
             }
@@ -231,7 +245,7 @@ public final class SchedulerLoop: @unchecked Sendable {
         let level: Logger.Level
         switch event.type {
         case .tick: level = .trace
-        case .polled, .progress, .retrying, .member: level = .debug
+        case .polled, .progress, .retrying, .held, .member: level = .debug
         default: level = .info
         }
         guard logger.logLevel <= level else { return }
@@ -274,6 +288,9 @@ public final class SchedulerLoop: @unchecked Sendable {
             if let status = event.status { metadata["http.status"] = "\(status)" }
             if let error = event.error { metadata["job.error"] = "\(error)" }
             logger.debug("attempt failed, retrying", metadata: metadata)
+        case .held:
+            if let error = event.error { metadata["job.error"] = "\(error)" }
+            logger.debug("target unreachable, held", metadata: metadata)
         case .succeeded, .failed, .timedOut, .dead:
             if let polls = event.polls { metadata["job.polls"] = "\(polls)" }
             if let attempt = event.attempt { metadata["job.attempt"] = "\(attempt)" }
@@ -286,7 +303,9 @@ public final class SchedulerLoop: @unchecked Sendable {
     /// Publishes `STATUS=` when the counts changed, at most once a second.
     private func publishStatus(at now: ClockReading) {
         guard notifier.isEnabled else { return }
-        let text = "\(scheduler.activeJobCount) active jobs, \(scheduler.connectionCount) connections"
+        var text = "\(scheduler.activeJobCount) active jobs, \(scheduler.connectionCount) connections"
+        let held = scheduler.heldJobCount
+        if held > 0 { text += ", offline: \(held) request jobs held" }
         guard text != publishedStatus else {
             statusDeadline = nil
             return

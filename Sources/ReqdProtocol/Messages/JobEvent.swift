@@ -14,6 +14,9 @@ public enum JobEventType: String, Codable, Sendable, Hashable {
     case progress
     /// A request job's attempt failed and another one is planned; `attempt`, `status` or `error` say which and why.
     case retrying
+    /// A request job's attempt found its target unreachable (no route, or DNS failing for now):
+    /// the attempt does not count, and the job waits until the target answers again. `error` says why.
+    case held
     /// A poll job's condition held, or a request job was answered. Terminal.
     case succeeded
     /// A poll job failed too often in a row, or a request job ran out of attempts or was refused; `error` says why. Terminal.
@@ -31,7 +34,7 @@ public enum JobEventType: String, Codable, Sendable, Hashable {
     public var isTerminal: Bool {
         switch self {
         case .expired, .cancelled, .succeeded, .failed, .timedOut, .completed, .dead: true
-        case .registered, .tick, .polled, .progress, .retrying, .member: false
+        case .registered, .tick, .polled, .progress, .retrying, .held, .member: false
         }
     }
 

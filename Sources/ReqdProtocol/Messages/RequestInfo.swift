@@ -17,6 +17,8 @@ public struct RequestInfo: Codable, Sendable, Hashable {
     public var inFlight: Bool
     /// When the next attempt starts, in wall-clock time, while one is planned.
     public var nextAttemptAt: WallTime?
+    /// True while the job waits for its unreachable target to answer again; absent otherwise.
+    public var held: Bool?
     /// The countdown whose expiry started this job, for an `on_expire` request.
     public var parent: String?
 
@@ -50,6 +52,7 @@ public struct RequestInfo: Codable, Sendable, Hashable {
         case lastError = "last_error"
         case inFlight = "in_flight"
         case nextAttemptAt = "next_attempt_at"
+        case held
         case parent
     }
 }

@@ -60,11 +60,13 @@ public struct DaemonSummary: Codable, Sendable, Hashable {
     public var jobs: [String: [String: Int]]
     /// Open client connections.
     public var connections: Int
+    /// Whether request jobs wait for unreachable targets.
+    public var network: NetworkSummary
 
     /// Creates a `DaemonSummary` from its parts.
     public init(
         version: String, protocolVersion: Int, pid: Int32?, startedAt: WallTime, uptimeMs: Int64,
-        jobs: [String: [String: Int]], connections: Int
+        jobs: [String: [String: Int]], connections: Int, network: NetworkSummary = NetworkSummary(state: .online)
     ) {
         self.version = version
         self.protocolVersion = protocolVersion
@@ -73,6 +75,7 @@ public struct DaemonSummary: Codable, Sendable, Hashable {
         self.uptimeMs = uptimeMs
         self.jobs = jobs
         self.connections = connections
+        self.network = network
     }
 
     enum CodingKeys: String, CodingKey {
@@ -81,7 +84,41 @@ public struct DaemonSummary: Codable, Sendable, Hashable {
         case pid
         case startedAt = "started_at"
         case uptimeMs = "uptime_ms"
-        case jobs, connections
+        case jobs, connections, network
+    }
+}
+
+/// The daemon's view of the network, as the summary shows it.
+///
+/// It is `offline` while some request target is unreachable (no route to it, or DNS failing for
+/// now): jobs for such targets are held without spending attempts, and resume once it answers.
+public struct NetworkSummary: Codable, Sendable, Hashable {
+    /// Online or offline.
+    public enum State: String, Codable, Sendable, Hashable {
+        case online, offline
+    }
+
+    public var state: State
+    /// When the first target still unreachable became so.
+    public var offlineSince: WallTime?
+    /// Request jobs waiting for their target (the caller's own, unless root).
+    public var heldJobs: Int
+    /// Targets (scheme, host and port) found unreachable.
+    public var unreachableTargets: Int
+
+    /// Creates a `NetworkSummary` from its parts.
+    public init(state: State, offlineSince: WallTime? = nil, heldJobs: Int = 0, unreachableTargets: Int = 0) {
+        self.state = state
+        self.offlineSince = offlineSince
+        self.heldJobs = heldJobs
+        self.unreachableTargets = unreachableTargets
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case state
+        case offlineSince = "offline_since"
+        case heldJobs = "held_jobs"
+        case unreachableTargets = "unreachable_targets"
     }
 }
 

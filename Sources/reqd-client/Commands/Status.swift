@@ -55,6 +55,17 @@ struct Status: ParsableCommand {
             if poll.inFlight { rows.append(("next poll", "a request is out now")) }
             if let next = poll.nextPollAt { rows.append(("next poll", next.rfc3339)) }
         }
+        if let request = job.request {
+            rows.append(("request", "\(request.method) \(request.url)"))
+            if !request.headerNames.isEmpty { rows.append(("headers", request.headerNames.joined(separator: ", "))) }
+            if let parent = request.parent { rows.append(("started by", parent)) }
+            rows.append(("attempts", "\(request.attempts) of \(request.maxAttempts)"))
+            if let status = request.lastStatus { rows.append(("last status", "\(status)")) }
+            if let error = request.lastError { rows.append(("last error", error)) }
+            if request.held == true { rows.append(("next try", "held: the target is unreachable; waiting for the network")) }
+            if request.inFlight { rows.append(("next try", "an attempt is out now")) }
+            if let next = request.nextAttemptAt { rows.append(("next try", next.rfc3339)) }
+        }
         if let error = job.error { rows.append(("error", error)) }
         var text = rows.map { "\($0.0.padding(12))\($0.1)\n" }.joined()
         if let result = job.result {
@@ -69,6 +80,13 @@ struct Status: ParsableCommand {
         if let pid = summary.pid { text += ", pid \(pid)" }
         text += ", up \(DurationText.format(nanoseconds: summary.uptimeMs * 1_000_000))\n"
         text += "connections: \(summary.connections)\n"
+        let network = summary.network
+        if network.state == .offline {
+            text += "network: offline since \(network.offlineSince?.rfc3339 ?? "?"): \(network.unreachableTargets) unreachable "
+            text += "target\(network.unreachableTargets == 1 ? "" : "s"), \(network.heldJobs) request job\(network.heldJobs == 1 ? "" : "s") held\n"
+        } else {
+            text += "network: online\n"
+        }
         for (kind, states) in summary.jobs.sorted(by: { $0.key < $1.key }) {
             let parts = states.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
             text += "\(kind.padding(12))\(parts.joined(separator: "   "))\n"

@@ -107,6 +107,8 @@ final class EventRenderer {
             var text = "attempt \(event.attempt ?? 0) failed: \(event.error ?? "")"
             if let status = event.status { text += " (status \(status))" }
             return text + "; retrying"
+        case .held:
+            return "held: \(event.error ?? "the target is unreachable"); waiting for the network (no attempt used)"
         case .polled, .progress:
             var parts = ["polls=\(event.polls ?? 0)"]
             if let status = event.status { parts.append("status=\(status)") }

@@ -52,7 +52,7 @@ enum ExitStatus {
         case .timedOut: jobTimedOut
         case .dead: jobDead
         case .completed: forState(event.state ?? .failed)
-        case .registered, .tick, .polled, .progress, .retrying, .member: nil
+        case .registered, .tick, .polled, .progress, .retrying, .held, .member: nil
         }
     }
 

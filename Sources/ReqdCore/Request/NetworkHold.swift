@@ -1,0 +1,94 @@
+/// Request jobs waiting for a target the network cannot reach, and when to look for its return.
+///
+/// A target is an origin: scheme, host and port. A job whose attempt finds no route to its target
+/// is held here instead of planning a retry, and gets the attempt back. A probe round sends one
+/// held job per target; the first sign that a target is reachable (an answer, or any failure
+/// other than an unreachable network) releases all of its jobs. Rounds come on every network
+/// change the daemon sees, and otherwise after a backoff of 1 s, doubling, capped by
+/// `SchedulerConfiguration.probeMaxNanos`.
+struct NetworkHold: Sendable {
+    /// One unreachable target.
+    struct Target: Sendable {
+        /// Held jobs, each with the order it was held in.
+        var jobs: [JobID: UInt64] = [:]
+        /// The job sent as this target's probe, while it is out.
+        var probe: JobID?
+        /// Why the target was found unreachable.
+        var error: String
+        var isEmpty: Bool { jobs.isEmpty && probe == nil }
+    }
+
+    static let firstProbeDelay: Int64 = 1_000_000_000
+
+    var targets: [String: Target] = [:]
+    /// When the first target still unreachable became so.
+    var offlineSince: Instant?
+    /// The wait before the next timed probe round.
+    var probeDelay = firstProbeDelay
+    private var sequence: UInt64 = 0
+
+    /// Whether nothing is held.
+    var isEmpty: Bool { targets.isEmpty }
+
+    /// Why jobs for `origin` wait, unless `job` is the target's probe; nil when they may go.
+    func holdReason(_ origin: String, except job: JobID) -> String? {
+        guard let target = targets[origin], target.probe != job else { return nil }
+        return target.error
+    }
+
+    /// Holds a job; returns whether its target was reachable until now.
+    mutating func hold(_ job: JobID, origin: String, why: String, at now: Instant) -> Bool {
+        sequence += 1
+        if offlineSince == nil { offlineSince = now }
+        if targets[origin] == nil {
+            targets[origin] = Target(jobs: [job: sequence], error: why)
+            return true
+        }
+        targets[origin]?.jobs[job] = sequence
+        targets[origin]?.error = why
+        if targets[origin]?.probe == job { targets[origin]?.probe = nil }
+        return false
+    }
+
+    /// Takes the oldest held job of every target with no probe out, and makes it the probe.
+    mutating func takeProbes() -> [JobID] {
+        var probes: [JobID] = []
+        for origin in targets.keys.sorted() {
+            guard let target = targets[origin], target.probe == nil,
+                let oldest = target.jobs.min(by: { $0.value < $1.value })?.key
+            else { continue }
+            targets[origin]?.jobs[oldest] = nil
+            targets[origin]?.probe = oldest
+            probes.append(oldest)
+        }
+        return probes
+    }
+
+    /// Ends the hold of a reachable target; returns its held jobs in the order they were held.
+    mutating func release(_ origin: String) -> [JobID]? {
+        guard let target = targets.removeValue(forKey: origin) else { return nil }
+        if targets.isEmpty { clear() }
+        return target.jobs.sorted { $0.value < $1.value }.map(\.key)
+    }
+
+    /// Drops a job that ended (cancelled, say) while held or out as a probe.
+    mutating func forget(_ job: JobID, origin: String) {
+        guard var target = targets[origin] else { return }
+        target.jobs[job] = nil
+        if target.probe == job { target.probe = nil }
+        if target.isEmpty {
+            targets[origin] = nil
+            if targets.isEmpty { clear() }
+        } else {
+            targets[origin] = target
+        }
+    }
+
+    /// Every held job and probe.
+    var allJobs: [JobID] { targets.values.flatMap { Array($0.jobs.keys) + ($0.probe.map { [$0] } ?? []) } }
+
+    private mutating func clear() {
+        offlineSince = nil
+        probeDelay = Self.firstProbeDelay
+    }
+}
