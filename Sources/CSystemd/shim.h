@@ -6,11 +6,6 @@
 #include <sys/timerfd.h>
 #include <sys/socket.h>
 #include <time.h>
-#include <errno.h>
-#include <string.h>
-#include <unistd.h>
-#include <linux/netlink.h>
-#include <linux/rtnetlink.h>
 
 /* The peer credentials of a Unix socket; glibc hides `struct ucred` behind _GNU_SOURCE. */
 struct reqd_ucred {
@@ -23,21 +18,17 @@ static inline int reqd_clock_boottime(void) { return CLOCK_BOOTTIME; }
 static inline int reqd_tfd_cancel_on_set(void) { return TFD_TIMER_CANCEL_ON_SET; }
 static inline int reqd_so_peercred(void) { return SO_PEERCRED; }
 
-/* A non-blocking NETLINK_ROUTE socket subscribed to link, address and route changes (IPv4 and
-   IPv6); -1 with errno set when the kernel or a sandbox refuses it. */
-static inline int reqd_route_monitor_open(void) {
-    int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, NETLINK_ROUTE);
-    if (fd < 0) return -1;
-    struct sockaddr_nl address;
-    memset(&address, 0, sizeof address);
-    address.nl_family = AF_NETLINK;
-    address.nl_groups = RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR | RTMGRP_IPV4_ROUTE | RTMGRP_IPV6_ROUTE;
-    if (bind(fd, (struct sockaddr *)&address, sizeof address) < 0) {
-        int saved = errno;
-        close(fd);
-        errno = saved;
-        return -1;
-    }
-    return fd;
-}
+/* The netlink socket address (struct sockaddr_nl), spelled out here: <linux/netlink.h> clashes
+   with glibc's socket headers in Swift's import. */
+struct reqd_sockaddr_nl {
+    unsigned short nl_family;
+    unsigned short nl_pad;
+    unsigned int nl_pid;
+    unsigned int nl_groups;
+};
+
+/* NETLINK_ROUTE, and its multicast groups RTMGRP_LINK, RTMGRP_IPV4_IFADDR, RTMGRP_IPV4_ROUTE,
+   RTMGRP_IPV6_IFADDR and RTMGRP_IPV6_ROUTE: every link, address and route change. */
+static inline int reqd_netlink_route(void) { return 0; }
+static inline unsigned int reqd_route_change_groups(void) { return 0x1 | 0x10 | 0x40 | 0x100 | 0x400; }
 #endif

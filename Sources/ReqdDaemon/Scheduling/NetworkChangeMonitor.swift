@@ -12,8 +12,7 @@ final class NetworkChangeMonitor {
 
     /// Starts watching; `onChange` runs on `queue` once per burst of changes. Nil when netlink is refused.
     init?(queue: DispatchQueue, onChange: @escaping @Sendable () -> Void) {
-        let fd = reqd_route_monitor_open()
-        guard fd >= 0 else { return nil }
+        guard let fd = Self.open() else { return nil }
         source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         source.setEventHandler {
             var buffer = [UInt8](repeating: 0, count: 16_384)
@@ -27,6 +26,28 @@ final class NetworkChangeMonitor {
         }
         source.setCancelHandler { close(fd) }
         source.resume()
+    }
+
+    /// A non-blocking netlink socket subscribed to every link, address and route change; nil
+    /// (with `errno` set) when the kernel or a sandbox refuses it.
+    private static func open() -> Int32? {
+        let type = Int32(SOCK_RAW.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        let fd = socket(AF_NETLINK, type, reqd_netlink_route())
+        guard fd >= 0 else { return nil }
+        var address = reqd_sockaddr_nl(
+            nl_family: UInt16(AF_NETLINK), nl_pad: 0, nl_pid: 0, nl_groups: reqd_route_change_groups())
+        let bound = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<reqd_sockaddr_nl>.size))
+            }
+        }
+        guard bound == 0 else {
+            let saved = errno
+            close(fd)
+            errno = saved
+            return nil
+        }
+        return fd
     }
 
     /// Stops watching and closes the socket.

@@ -111,7 +111,7 @@ final class MessageEncoder: ChannelOutboundHandler {
     typealias OutboundIn = [OutboundMessage]
     typealias OutboundOut = ByteBuffer
 
-    private let encoder = JSONEncoder()
+    private let encoder = CompactJSONEncoder()
     private let logger: Logger
 
     init(logger: Logger) { self.logger = logger }

@@ -1,3 +1,6 @@
+// CSystemd as well as Glibc: in a whole-module (release) build the socket constants used here come
+// through the CSystemd shim, which includes <sys/socket.h> too, and Glibc alone no longer finds them.
+import CSystemd
 import Glibc
 
 /// Checks and prepares the path the daemon binds its socket to.

@@ -28,7 +28,7 @@ public final class JobStore: @unchecked Sendable {
     private let database: SQLiteDatabase
     private let pending = Mutex<(batches: [StoreBatch], scheduled: Bool)>(([], false))
     private var unwritten: [StoreChange] = []
-    private let encoder = JSONEncoder()
+    private let encoder = CompactJSONEncoder()
     private let onCommit: @Sendable ([CommitToken], String?) -> Void
 
     /// The database file.
