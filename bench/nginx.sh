@@ -17,6 +17,7 @@ bench_setup() {
         for command in "${missing[@]}"; do
             case "$command" in
                 ab) packages+=(apache2-utils) ;;
+                redis-benchmark | redis-cli) packages+=(redis-tools) ;;
                 *) packages+=("$command") ;;
             esac
         done

@@ -10,6 +10,7 @@ import Synchronization
 //   reqd-bench client --url URL [--connections N] [--seconds S]   the HTTP client alone (bench/poll)
 //   reqd-bench queue                                  durable submits/s, 1 and 50 clients (bench/queue)
 //   reqd-bench group --url URL [--members N] [--concurrency C] [--runs R]   one group's wall time (bench/group)
+//   reqd-bench suite MEASUREMENT [...]                one measurement of bench/run (see SuiteBench.swift)
 
 let arguments = CommandLine.arguments
 func option(_ name: String) -> String? {
@@ -205,5 +206,6 @@ case "poll": pollBench()
 case "client": clientCeilingBench()
 case "group": groupBench()
 case "queue": queueBench()
+case "suite": suiteBench()
 default: countdownBench()
 }

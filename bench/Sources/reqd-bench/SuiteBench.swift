@@ -1,0 +1,153 @@
+import Foundation
+
+/// One measurement of `bench/run`'s suite, on a fresh daemon, printed as `NAME=value` lines.
+///
+///   suite control --clients N      ephemeral register-countdown round trips/s
+///   suite durable --clients N      durable register-countdown round trips/s (ack after commit)
+///   suite pipelined                ephemeral registrations/s, one connection, 2,000 in flight
+///   suite lateness --count N       expiry lateness: N active countdowns, the first 100,000 of them
+///                                  expiring at 20,000/s; also RSS per countdown at N
+///   suite idle --seconds S         timer and thread wake-ups of an idle daemon, per minute
+///   suite restart --count N        start to READY=1 with N persisted countdowns
+func suiteBench() {
+    do {
+        let clients = Int(option("--clients") ?? "") ?? 1
+        let count = Int(option("--count") ?? "") ?? 100_000
+        switch arguments.dropFirst(2).first {
+        case "control", "durable":
+            let durable = arguments[2] == "durable"
+            let daemon = try DaemonUnderTest(binary: reqdPath)
+            defer { daemon.stop() }
+            let perClient = clients == 1 ? (durable ? 5_000 : 20_000) : (durable ? 1_000 : 2_000)
+            let rate = try registrationRate(socket: daemon.socket, clients: clients, perClient: perClient, durable: durable, timeLimit: 20)
+            print("RATE=\(Int(rate))")
+        case "pipelined":
+            let daemon = try DaemonUnderTest(binary: reqdPath)
+            defer { daemon.stop() }
+            let total = 200_000
+            let start = now()
+            try fill(socket: daemon.socket, count: total, connections: 1, prefix: "p") { _ in
+                "\"duration_ms\":3600000,\"ephemeral\":true"
+            }
+            print("RATE=\(Int(Double(total) / (now() - start)))")
+        case "lateness":
+            try latenessAndMemory(count: count)
+        case "idle":
+            try idleWakeups(seconds: Double(option("--seconds") ?? "") ?? 60)
+        case "restart":
+            try restartToReady(count: count)
+        default:
+            throw BenchError("suite: unknown measurement '\(arguments.dropFirst(2).first ?? "")'")
+        }
+    } catch {
+        FileHandle.standardError.write(Data("reqd-bench: \(error)\n".utf8))
+        exit(1)
+    }
+}
+
+/// `count` active countdowns: 100,000 expiring at 20,000/s, the rest an hour out. Prints the
+/// lateness percentiles of the expiring ones and the RSS per countdown above the idle daemon.
+private func latenessAndMemory(count: Int) throws {
+    // The list of 100,000 expired jobs is one reply of about 30 MB.
+    let daemon = try DaemonUnderTest(binary: reqdPath, extraArguments: ["--set", "socket.max_pending_bytes=1073741824"])
+    defer { daemon.stop() }
+    usleep(200_000)
+    let baseline = daemon.residentBytes
+    let expiring = min(count, 100_000)
+    let window = Double(expiring) / 20_000
+    // Leave time to register everything (about 25,000/s pipelined) before the first deadline.
+    let firstDeadline = wallNow() + 5 + Double(count) / 15_000
+    try fill(socket: daemon.socket, count: count, connections: 4, prefix: "l") { index in
+        let deadline = index < expiring ? firstDeadline + window * Double(index) / Double(expiring) : firstDeadline + 3_600
+        return "\"until\":\"\(rfc3339(deadline))\",\"tick_ms\":3600000,\"ephemeral\":true"
+    }
+    guard wallNow() < firstDeadline - 0.5 else { throw BenchError("registering took past the first deadline") }
+    usleep(300_000)
+    print("RSS_PER_COUNTDOWN=\((daemon.residentBytes - baseline) / count)")
+    while wallNow() < firstDeadline + window + 0.5 { usleep(100_000) }
+    let lister = try BenchSocket(path: daemon.socket)
+    try lister.write(line("{\"id\":1,\"op\":\"list\",\"state\":\"expired\",\"limit\":100000}"))
+    guard let object = try JSONSerialization.jsonObject(with: Data(try lister.readLine())) as? [String: Any],
+        let jobs = (object["result"] as? [String: Any])?["jobs"] as? [[String: Any]]
+    else { throw BenchError("list failed") }
+    let lateness = jobs.compactMap { $0["late_by_ms"] as? Double }.sorted()
+    guard lateness.count == expiring else { throw BenchError("\(lateness.count) of \(expiring) countdowns expired") }
+    print(String(format: "P50_MS=%.3f\nP99_MS=%.3f\nMAX_MS=%.3f", percentile(lateness, 0.5), percentile(lateness, 0.99), lateness.last ?? .nan))
+}
+
+/// Counts how often the idle daemon's threads were scheduled (`/proc/PID/task/*/schedstat`, the
+/// third field) over `seconds`, with no jobs and no watchdog.
+private func idleWakeups(seconds: Double) throws {
+    let daemon = try DaemonUnderTest(binary: reqdPath)
+    defer { daemon.stop() }
+    let pid = daemon.process.processIdentifier
+    func timeslices() -> [String: Int] {
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        var counts: [String: Int] = [:]
+        for task in tasks {
+            let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/schedstat", encoding: .utf8)) ?? ""
+            counts[task] = Int(text.split(separator: " ").dropFirst(2).first?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "")
+        }
+        return counts
+    }
+    // Let start-up settle: the first connection (the readiness probe) and its close.
+    sleep(2)
+    let before = timeslices()
+    usleep(useconds_t(seconds * 1_000_000))
+    // Per thread: a thread that started meanwhile counts whole, one that ended is lost (rare when idle).
+    let woken = timeslices().reduce(0) { $0 + $1.value - (before[$1.key] ?? 0) }
+    print("WAKEUPS_PER_MINUTE=\(Int((Double(woken) * 60 / seconds).rounded()))")
+}
+
+/// Persists `count` countdowns, stops the daemon, and times a fresh start on the same state until
+/// it sends READY=1 on its notify socket.
+private func restartToReady(count: Int) throws {
+    let first = try DaemonUnderTest(binary: reqdPath)
+    try fill(socket: first.socket, count: count, connections: 4, prefix: "r") { _ in "\"duration_ms\":36000000" }
+    let state = first.directory + "/state"
+    let kept = NSTemporaryDirectory() + "reqd-bench-restart-\(getpid())"
+    try? FileManager.default.removeItem(atPath: kept)
+    kill(first.process.processIdentifier, SIGTERM)
+    first.process.waitUntilExit()
+    try FileManager.default.moveItem(atPath: state, toPath: kept)
+    try? FileManager.default.removeItem(atPath: first.directory)
+    defer { try? FileManager.default.removeItem(atPath: kept) }
+
+    let notifyPath = kept + "/notify.sock"
+    let notify = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+    defer { close(notify) }
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+        for (index, byte) in notifyPath.utf8.prefix(raw.count - 1).enumerated() { raw[index] = byte }
+    }
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(notify, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    guard bound == 0 else { throw BenchError("cannot bind the notify socket") }
+    var timeout = timeval(tv_sec: 120, tv_usec: 0)
+    setsockopt(notify, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: reqdPath)
+    process.arguments = [
+        "--socket", kept + "/reqd.sock", "--state-dir", kept, "--log-level", "warning", "--log-target", "stderr",
+        "--set", "jobs.max_active=5000000",
+    ]
+    var environment = ProcessInfo.processInfo.environment
+    environment["NOTIFY_SOCKET"] = notifyPath
+    process.environment = environment
+    let start = now()
+    try process.run()
+    defer {
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+    }
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let received = recv(notify, &buffer, buffer.count, 0)
+        guard received > 0 else { throw BenchError("no READY=1 within 120 s") }
+        if String(decoding: buffer[..<received], as: UTF8.self).split(separator: "\n").contains("READY=1") { break }
+    }
+    print(String(format: "READY_SECONDS=%.3f", now() - start))
+}
