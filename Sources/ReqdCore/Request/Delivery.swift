@@ -48,6 +48,9 @@ public struct Delivery: Sendable, Hashable {
         self.nextAttempt = firstAttempt
     }
 
+    /// The server the request goes to (scheme, host and port): what an unreachable network holds.
+    public var origin: String { String(RequestURL.origin(request.url)) }
+
     /// The next instant the delivery needs the timer: the request timeout while an attempt is out,
     /// else its next attempt.
     public var nextFire: Instant { inFlight ? (requestDeadline ?? nextAttempt) : nextAttempt }

@@ -87,6 +87,9 @@ struct NetworkHold: Sendable {
     /// Every held job and probe.
     var allJobs: [JobID] { targets.values.flatMap { Array($0.jobs.keys) + ($0.probe.map { [$0] } ?? []) } }
 
+    /// How many jobs are held or out as probes.
+    var jobCount: Int { targets.values.reduce(0) { $0 + $1.jobs.count + ($1.probe == nil ? 0 : 1) } }
+
     private mutating func clear() {
         offlineSince = nil
         probeDelay = Self.firstProbeDelay

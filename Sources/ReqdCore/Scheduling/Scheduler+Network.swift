@@ -11,7 +11,7 @@ extension Scheduler {
         job.delivery = delivery
         jobs[id] = job
         timers.remove(.job(id))
-        let origin = String(RequestURL.origin(delivery.request.url))
+        let origin = delivery.origin
         let wasOnline = network.isEmpty
         if network.hold(id, origin: origin, why: why, at: now.instant) {
             effects.append(.notice("\(origin) is unreachable (\(why)); holding its request jobs until it answers"))
@@ -49,14 +49,14 @@ extension Scheduler {
     /// Why a due attempt of `id` must wait: its target is held and `id` is not its probe; nil when it may go.
     func holdReason(_ id: JobID, _ delivery: Delivery) -> String? {
         guard !network.isEmpty else { return nil }
-        return network.holdReason(String(RequestURL.origin(delivery.request.url)), except: id)
+        return network.holdReason(delivery.origin, except: id)
     }
 
     /// A request job's target showed it is reachable: its held jobs resume, spread at random over
     /// `resumeSpreadNanos` so they do not arrive as one burst.
     mutating func targetReachable(_ delivery: Delivery, at now: ClockReading, into effects: inout [SchedulerEffect]) {
         guard !network.isEmpty else { return }
-        let origin = String(RequestURL.origin(delivery.request.url))
+        let origin = delivery.origin
         guard let released = network.release(origin) else { return }
         let spread = configuration.resumeSpreadNanos
         for id in released {
@@ -97,7 +97,7 @@ extension Scheduler {
     /// Lets go of a request job that ended while held or out as a probe.
     mutating func forgetHold(_ job: Job) {
         guard !network.isEmpty, let delivery = job.delivery else { return }
-        network.forget(job.id, origin: String(RequestURL.origin(delivery.request.url)))
+        network.forget(job.id, origin: delivery.origin)
         if network.isEmpty { timers.remove(.probe) }
     }
 
@@ -110,5 +110,5 @@ extension Scheduler {
     }
 
     /// Held request jobs and probes, for the daemon's status line.
-    public var heldJobCount: Int { network.targets.values.reduce(0) { $0 + $1.jobs.count + ($1.probe == nil ? 0 : 1) } }
+    public var heldJobCount: Int { network.jobCount }
 }
