@@ -62,7 +62,7 @@ public final class Daemon: Sendable {
         let records: [JobRecord]
         do {
             store = try JobStore(directory: stateDirectory) { tokens, failure in
-                loop.committed(tokens, failure: failure)
+                loop.committedNow(tokens, failure: failure)
             }
             records = try store.loadAll()
         } catch {

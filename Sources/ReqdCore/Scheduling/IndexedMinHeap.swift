@@ -22,6 +22,12 @@ public struct IndexedMinHeap<Key: Hashable & Sendable, Priority: Comparable & Se
     /// The entry with the smallest priority.
     public var min: Entry? { entries.first }
 
+    /// Makes room for `capacity` keys at once, so a bulk load does not grow the heap step by step.
+    public mutating func reserveCapacity(_ capacity: Int) {
+        entries.reserveCapacity(capacity)
+        positions.reserveCapacity(capacity)
+    }
+
     /// The priority of `key`, or nil when it is not in the heap.
     public func priority(of key: Key) -> Priority? {
         positions[key].map { entries[$0].priority }

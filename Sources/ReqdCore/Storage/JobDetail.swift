@@ -38,7 +38,9 @@ public struct JobDetail: Sendable, Hashable, Codable {
     }
 
     /// Whether there is nothing to store.
-    public var isEmpty: Bool { self == JobDetail() }
+    public var isEmpty: Bool {
+        poll == nil && request == nil && group == nil && onExpire == nil && spawned == nil && result == nil && error == nil
+    }
 }
 
 /// A poll job as stored: its settings, written once, and its counters, updated after every answer.

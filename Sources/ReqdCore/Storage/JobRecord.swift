@@ -16,8 +16,8 @@ public struct JobRecord: Sendable, Hashable {
     public var deadline: WallTime?
     public var tickNanos: Int64?
     public var lateByNanos: Int64?
-    /// Everything else about the job, kind by kind.
-    public var detail: JobDetail
+    /// Everything else about the job, kind by kind; boxed, as it is large and often empty.
+    private var detailBox: Box<JobDetail>?
 
     /// Creates a `JobRecord` from its parts.
     public init(
@@ -39,6 +39,12 @@ public struct JobRecord: Sendable, Hashable {
         self.tickNanos = tickNanos
         self.lateByNanos = lateByNanos
         self.detail = detail
+    }
+
+    /// Everything else about the job, kind by kind.
+    public var detail: JobDetail {
+        get { detailBox?.value ?? JobDetail() }
+        set { detailBox = newValue.isEmpty ? nil : Box(newValue) }
     }
 }
 

@@ -44,6 +44,8 @@ public final class SchedulerLoop: @unchecked Sendable {
     private static let statusInterval: Int64 = 1_000_000_000
 
     private var wakeups = 0
+    /// Set on `queue`, so `handleNow` can tell it is already inside a turn.
+    private static let turnKey = DispatchSpecificKey<Bool>()
 
     /// Timer wake-ups so far, for tests and benchmarks.
     public var wakeupCount: Int { queue.sync { wakeups } }
@@ -53,6 +55,7 @@ public final class SchedulerLoop: @unchecked Sendable {
         scheduler = Scheduler(configuration: configuration, seed: seed, now: SystemClock.now())
         self.logger = logger
         self.notifier = notifier
+        queue.setSpecific(key: Self.turnKey, value: true)
         timer = DispatchSource.makeTimerSource(queue: queue)
         timer.setEventHandler { [unowned self] in self.timerFired() }
         timer.schedule(wallDeadline: .distantFuture)
@@ -87,6 +90,28 @@ public final class SchedulerLoop: @unchecked Sendable {
 
     /// Hands an event to the scheduler; safe from any thread.
     public func submit(_ event: SchedulerEvent) { enqueue(.event(event)) }
+
+    /// Handles an event at once on the calling thread, after everything already in the inbox.
+    ///
+    /// `sync` on an uncontended serial queue runs the block on the caller's thread, so a request
+    /// read on the socket's event loop is handled and its reply written from that same thread,
+    /// with no hop. Nothing on the scheduler's queue ever waits for another thread, so this cannot
+    /// deadlock; called from the queue itself (a callback run inside a turn), it enqueues.
+    ///
+    /// HTTP answers do not come this way: the client's one event loop is already the busiest
+    /// thread when many requests are out, and handling their turns there too was slower.
+    public func handleNow(_ event: SchedulerEvent) { handleNow(.event(event)) }
+
+    /// Reports finished store transactions and handles them at once on the calling thread, like
+    /// `handleNow(_:)`: the acknowledgements a commit releases need no hop to the scheduler's queue.
+    public func committedNow(_ tokens: [CommitToken], failure: String?) {
+        handleNow(.committed(tokens, failure: failure))
+    }
+
+    private func handleNow(_ item: Item) {
+        guard DispatchQueue.getSpecific(key: Self.turnKey) == nil else { return enqueue(item) }
+        queue.sync { self.handle(self.takeInbox() + [item]) }
+    }
 
     /// Registers a new connection and its sink; safe from any thread.
     public func open(_ connection: ConnectionID, peer: Peer, sink: any MessageSink) {
@@ -131,14 +156,17 @@ public final class SchedulerLoop: @unchecked Sendable {
     }
 
     private func drain() {
-        let items = inbox.withLock { state -> [Item] in
+        handle(takeInbox())
+    }
+
+    private func takeInbox() -> [Item] {
+        inbox.withLock { state -> [Item] in
             defer {
                 state.items = []
                 state.scheduled = false
             }
             return state.items
         }
-        handle(items)
     }
 
     private func handle(_ items: [Item]) {

@@ -67,7 +67,7 @@ final class ConnectionHandler: ChannelInboundHandler {
             case .line(let bytes):
                 switch decoder.decode(bytes) {
                 case .success(let request):
-                    loop.submit(.request(connection, request))
+                    loop.handleNow(.request(connection, request))
                 case .failure(let failure):
                     errors.append(.response(Response(id: failure.id, outcome: .failure(failure.error))))
                 }

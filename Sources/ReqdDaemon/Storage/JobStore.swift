@@ -52,6 +52,7 @@ public final class JobStore: @unchecked Sendable {
         let result = queue.sync { () -> Result<[JobRecord], StorageError> in
             var records: [JobRecord] = []
             do throws(StorageError) {
+                records.reserveCapacity(Int(try database.scalar("SELECT count(*) FROM jobs")))
                 try database.run(
                     """
                     SELECT id, owner, kind, state, key, scope, created_ns, ended_ns, reason, replaced_by,
@@ -78,14 +79,18 @@ public final class JobStore: @unchecked Sendable {
                     }
                     records.append(record)
                 }
-                var byID = Dictionary(uniqueKeysWithValues: records.enumerated().map { ($1.id, $0) })
+                var members: [StoreChange] = []
                 try database.run("SELECT job, idx, detail FROM group_members", []) { row in
-                    guard let id = row.text(0), let position = byID[id], let index = row.integer(1),
-                        let member = row.text(2).flatMap(Self.decodeMember)
+                    guard let id = row.text(0), let index = row.integer(1), let member = row.text(2).flatMap(Self.decodeMember)
                     else { return }
-                    _ = records[position].apply(.groupMember(id, index: Int(index), member))
+                    members.append(.groupMember(id, index: Int(index), member))
                 }
-                byID.removeAll()
+                if !members.isEmpty {
+                    let byID = Dictionary(uniqueKeysWithValues: records.enumerated().map { ($1.id, $0) })
+                    for member in members {
+                        if let position = byID[member.jobID] { _ = records[position].apply(member) }
+                    }
+                }
             } catch {
                 return .failure(error)
             }

@@ -9,6 +9,7 @@ import Foundation
 ///                                  expiring at 20,000/s; also RSS per countdown at N
 ///   suite idle --seconds S         timer and thread wake-ups of an idle daemon, per minute
 ///   suite restart --count N        start to READY=1 with N persisted countdowns
+///   suite submit --url URL [--count N]   requests/s that N ephemeral submits drive to URL
 func suiteBench() {
     do {
         let clients = Int(option("--clients") ?? "") ?? 1
@@ -36,6 +37,9 @@ func suiteBench() {
             try idleWakeups(seconds: Double(option("--seconds") ?? "") ?? 60)
         case "restart":
             try restartToReady(count: count)
+        case "submit":
+            guard let url = option("--url") else { throw BenchError("give --url http://127.0.0.1:PORT/PATH") }
+            try submitDriveRate(url: url, count: count)
         default:
             throw BenchError("suite: unknown measurement '\(arguments.dropFirst(2).first ?? "")'")
         }
@@ -150,4 +154,32 @@ private func restartToReady(count: Int) throws {
         if String(decoding: buffer[..<received], as: UTF8.self).split(separator: "\n").contains("READY=1") { break }
     }
     print(String(format: "READY_SECONDS=%.3f", now() - start))
+}
+
+/// Submits `count` ephemeral request jobs to `url` (each with its own query, so none is
+/// deduplicated) as fast as the socket takes them, and times them until every one has ended.
+/// Prints the requests per second and fails when any request did not succeed.
+private func submitDriveRate(url: String, count: Int) throws {
+    let daemon = try DaemonUnderTest(binary: reqdPath, extraArguments: ["--set", "http.max_connections_per_host=64"])
+    defer { daemon.stop() }
+    let start = now()
+    try pipeline(socket: daemon.socket, count: count, connections: 4) { index, _, _ in
+        "\"op\":\"submit\",\"url\":\"\(url)?n=\(index)\",\"max_attempts\":1,\"ephemeral\":true"
+    }
+    let status = try BenchSocket(path: daemon.socket)
+    while true {
+        try status.write(line("{\"id\":1,\"op\":\"status\"}"))
+        guard let object = try JSONSerialization.jsonObject(with: Data(try status.readLine())) as? [String: Any],
+            let jobs = (object["result"] as? [String: Any])?["jobs"] as? [String: [String: Int]]
+        else { throw BenchError("status failed") }
+        let requests = jobs["request"] ?? [:]
+        if (requests["active"] ?? 0) == 0 {
+            let failed = requests.filter { $0.key != "succeeded" && $0.key != "active" }.values.reduce(0, +)
+            guard failed == 0 else { throw BenchError("\(failed) of \(count) requests did not succeed: \(requests)") }
+            break
+        }
+        guard now() - start < 120 else { throw BenchError("the requests did not end within 120 s") }
+        usleep(20_000)
+    }
+    print("RATE=\(Int(Double(count) / (now() - start)))")
 }

@@ -1,0 +1,38 @@
+import ReqdProtocol
+import Testing
+@testable import ReqdCore
+
+/// A daemon holds a million jobs in one dictionary whose slots are as wide as a `Job`, so the
+/// memory per countdown in BENCHMARKS.md rests on these sizes staying small.
+@Suite("Job layout")
+struct JobLayoutTests {
+    @Test("a job and a countdown stay small inline; the big kinds and ended-job fields are boxed")
+    func inlineSizes() {
+        #expect(MemoryLayout<Countdown>.size <= 32)
+        #expect(MemoryLayout<Job>.stride <= 120)
+    }
+
+    @Test("the boxed fields of an ended job read back what was set, each independently")
+    func endingFields() {
+        var job = Job(
+            id: JobID("cd_0000000001"), owner: 1000, key: "k", scope: nil, durable: true,
+            createdAt: WallTime(nanosecondsSinceEpoch: 1), state: .active, endedAt: nil, reason: nil, replacedBy: nil,
+            work: .countdown(Countdown(deadline: Instant(nanoseconds: 5), tick: 1, lateBy: nil)))
+        #expect(job.endedAt == nil && job.result == nil && job.error == nil && job.replacedBy == nil)
+        job.endedAt = WallTime(nanosecondsSinceEpoch: 9)
+        job.error = "boom"
+        job.replacedBy = JobID("cd_0000000002")
+        job.result = HTTPResult(status: 200, body: "ok", truncated: false)
+        job.error = nil
+        #expect(job.endedAt == WallTime(nanosecondsSinceEpoch: 9))
+        #expect(job.replacedBy == JobID("cd_0000000002"))
+        #expect(job.result?.status == 200)
+        #expect(job.error == nil)
+
+        var countdown = Countdown(deadline: Instant(nanoseconds: 5), tick: 1, lateBy: nil)
+        countdown.lateBy = 7
+        countdown.spawned = JobID("rq_0000000003")
+        #expect(countdown.lateBy == 7 && countdown.spawned == JobID("rq_0000000003"))
+        #expect(countdown == Countdown(deadline: Instant(nanoseconds: 5), tick: 1, lateBy: 7, spawned: JobID("rq_0000000003")))
+    }
+}
