@@ -60,6 +60,7 @@ public final class Daemon: Sendable {
         }
         let store: JobStore
         let records: [JobRecord]
+        let loadStarted = SystemClock.now().instant
         do {
             store = try JobStore(directory: stateDirectory) { tokens, failure in
                 loop.committedNow(tokens, failure: failure)
@@ -74,9 +75,16 @@ public final class Daemon: Sendable {
             loop.submit(.httpFinished(job, attempt: attempt, outcome))
         }
         loop.attach(executor: executor)
+        let restoreStarted = SystemClock.now().instant
         loop.perform(.restore(records))
+        let restored = SystemClock.now().instant
         logger.info(
-            "store opened", metadata: ["store.path": "\(store.path)", "store.restored": "\(records.count)"])
+            "store opened",
+            metadata: [
+                "store.path": "\(store.path)", "store.restored": "\(records.count)",
+                "store.read_ms": "\(restoreStarted.nanoseconds(since: loadStarted) / 1_000_000)",
+                "store.restore_ms": "\(restored.nanoseconds(since: restoreStarted) / 1_000_000)",
+            ])
 
         let activated = notifier.listenDescriptors()
         socketActivated = !activated.isEmpty

@@ -69,6 +69,7 @@ struct ReqdCommand: ParsableCommand {
             print("configuration OK")
             return
         }
+        Self.reexecWithHugePages()
         let control = LogLevelControl(configuration.logLevel)
         LoggingSystem.bootstrap(DaemonLogging.handlerFactory(target: configuration.logTarget, control: control))
         let logger = Logger(label: "reqd")

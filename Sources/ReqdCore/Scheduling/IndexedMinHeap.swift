@@ -38,16 +38,20 @@ public struct IndexedMinHeap<Key: Hashable & Sendable, Priority: Comparable & Se
 
     /// Inserts `key`, or moves it when it is already present.
     public mutating func set(_ key: Key, priority: Priority) {
-        if let index = positions[key] {
+        let end = entries.count
+        // One hash lookup either way: the default slot is stored only when the key is new.
+        let index = Self.read(&positions[key, default: end])
+        if index == end {
+            entries.append(Entry(key: key, priority: priority))
+            siftUp(end)
+        } else {
             let old = entries[index].priority
             entries[index].priority = priority
             if priority < old { siftUp(index) } else { siftDown(index) }
-        } else {
-            entries.append(Entry(key: key, priority: priority))
-            positions[key] = entries.count - 1
-            siftUp(entries.count - 1)
         }
     }
+
+    private static func read(_ slot: inout Int) -> Int { slot }
 
     /// Removes `key`; returns its priority when it was present.
     @discardableResult
@@ -81,6 +85,7 @@ public struct IndexedMinHeap<Key: Hashable & Sendable, Priority: Comparable & Se
             positions[entries[child].key] = child
             child = parent
         }
+        guard child != start else { return }
         entries[child] = moving
         positions[moving.key] = child
     }
@@ -99,6 +104,7 @@ public struct IndexedMinHeap<Key: Hashable & Sendable, Priority: Comparable & Se
             positions[entries[parent].key] = parent
             parent = smaller
         }
+        guard parent != start else { return }
         entries[parent] = moving
         positions[moving.key] = parent
     }

@@ -79,6 +79,7 @@ extension Scheduler {
         // Ids are unique in the store, so only jobs already in memory can collide.
         let checkCollisions = !jobs.isEmpty
         var ended: [(Job, WallTime)] = []
+        var tally = CountTally()
         for index in order {
             let record = records[index]
             let detail = record.detail
@@ -110,13 +111,20 @@ extension Scheduler {
                 replacedBy: record.replacedBy.map(JobID.init), result: detail.result, error: detail.error,
                 work: work)
             if job.state == .active {
-                if let key = job.key, let holder = activeByKey[OwnedKey(owner: job.owner, key: key)], let old = jobs[holder] {
-                    finish(old, as: .cancelled, reason: .superseded, replacedBy: job.id, at: now, into: &effects)
+                if let key = job.key {
+                    // One lookup that also claims the key when it is free, as it almost always is.
+                    let owned = OwnedKey(owner: job.owner, key: key)
+                    let holder = Self.claim(&activeByKey[owned, default: job.id])
+                    if holder != job.id {
+                        if let old = jobs[holder] {
+                            finish(old, as: .cancelled, reason: .superseded, replacedBy: job.id, at: now, into: &effects)
+                        }
+                        activeByKey[owned] = job.id
+                    }
                 }
                 jobs[job.id] = job
-                if let key = job.key { activeByKey[OwnedKey(owner: job.owner, key: key)] = job.id }
                 if let scope = job.scope { activeByScope[scope, default: []].insert(job.id) }
-                adjustCount(owner: job.owner, kind: job.kind, state: .active, by: 1)
+                tally.add(job, to: &self)
                 schedule(job, at: now, startIfDue: false, into: &effects)
             } else {
                 ended.append((job, record.endedAt ?? record.createdAt))
@@ -125,14 +133,38 @@ extension Scheduler {
         ended.sort { ($0.1, $0.0.id) < ($1.1, $1.0.id) }
         for (job, endedAt) in ended {
             jobs[job.id] = job
-            adjustCount(owner: job.owner, kind: job.kind, state: job.state, by: 1)
+            tally.add(job, to: &self)
             if job.state == .dead {
                 timers.set(.job(job.id), priority: now.instant(at: endedAt).advanced(by: configuration.deadRetentionNanos))
             } else {
                 retain(job.id, endedAt: now.instant(at: endedAt), at: now, into: &effects)
             }
         }
+        tally.flush(to: &self)
         purgeExpiredRetention(at: now, into: &effects)
+    }
+
+    private static func claim(_ slot: inout JobID) -> JobID { slot }
+
+    /// Counts restored jobs in runs of one owner, kind and state: a million restored jobs then
+    /// cost a handful of updates of the nested counts instead of three lookups each.
+    struct CountTally {
+        private var run: (owner: UInt32, kind: JobKind, state: JobState, count: Int)?
+
+        mutating func add(_ job: Job, to scheduler: inout Scheduler) {
+            if let current = run, current.owner == job.owner, current.kind == job.kind, current.state == job.state {
+                run?.count += 1
+                return
+            }
+            flush(to: &scheduler)
+            run = (job.owner, job.kind, job.state, 1)
+        }
+
+        mutating func flush(to scheduler: inout Scheduler) {
+            guard let current = run else { return }
+            scheduler.adjustCount(owner: current.owner, kind: current.kind, state: current.state, by: current.count)
+            run = nil
+        }
     }
 
     /// Removes an ended job from memory and from the store.
