@@ -91,26 +91,28 @@ public final class SchedulerLoop: @unchecked Sendable {
     /// Hands an event to the scheduler; safe from any thread.
     public func submit(_ event: SchedulerEvent) { enqueue(.event(event)) }
 
-    /// Handles an event at once on the calling thread, after everything already in the inbox.
+    /// Handles events in one turn, at once, on the calling thread, after everything already in
+    /// the inbox.
     ///
-    /// `sync` on an uncontended serial queue runs the block on the caller's thread, so a request
-    /// read on the socket's event loop is handled and its reply written from that same thread,
-    /// with no hop. Nothing on the scheduler's queue ever waits for another thread, so this cannot
-    /// deadlock; called from the queue itself (a callback run inside a turn), it enqueues.
+    /// `sync` on an uncontended serial queue runs the block on the caller's thread, so the
+    /// requests of one socket read are handled and their replies written from that same
+    /// event-loop thread, in one write and with no hop. Nothing on the scheduler's queue ever
+    /// waits for another thread, so this cannot deadlock; called from the queue itself (a callback
+    /// run inside a turn), it enqueues.
     ///
     /// HTTP answers do not come this way: the client's one event loop is already the busiest
     /// thread when many requests are out, and handling their turns there too was slower.
-    public func handleNow(_ event: SchedulerEvent) { handleNow(.event(event)) }
+    public func handleNow(_ events: [SchedulerEvent]) { runNow(events.map(Item.event)) }
 
     /// Reports finished store transactions and handles them at once on the calling thread, like
     /// `handleNow(_:)`: the acknowledgements a commit releases need no hop to the scheduler's queue.
     public func committedNow(_ tokens: [CommitToken], failure: String?) {
-        handleNow(.committed(tokens, failure: failure))
+        runNow([.committed(tokens, failure: failure)])
     }
 
-    private func handleNow(_ item: Item) {
-        guard DispatchQueue.getSpecific(key: Self.turnKey) == nil else { return enqueue(item) }
-        queue.sync { self.handle(self.takeInbox() + [item]) }
+    private func runNow(_ items: [Item]) {
+        guard DispatchQueue.getSpecific(key: Self.turnKey) == nil else { return items.forEach(enqueue) }
+        queue.sync { self.handle(self.takeInbox() + items) }
     }
 
     /// Registers a new connection and its sink; safe from any thread.

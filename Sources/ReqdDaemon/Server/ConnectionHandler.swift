@@ -60,6 +60,7 @@ final class ConnectionHandler: ChannelInboundHandler {
         frames.removeAll(keepingCapacity: true)
         framer.append(buffer.readableBytesView, into: &frames)
         var errors: [OutboundMessage] = []
+        var requests: [SchedulerEvent] = []
         for frame in frames {
             switch frame {
             case .oversized:
@@ -67,11 +68,14 @@ final class ConnectionHandler: ChannelInboundHandler {
             case .line(let bytes):
                 switch decoder.decode(bytes) {
                 case .success(let request):
-                    loop.handleNow(.request(connection, request))
+                    requests.append(.request(connection, request))
                 case .failure(let failure):
                     errors.append(.response(Response(id: failure.id, outcome: .failure(failure.error))))
                 }
             }
+        }
+        if !requests.isEmpty {
+            loop.handleNow(requests)
         }
         if !errors.isEmpty {
             context.writeAndFlush(wrapOutboundOut(errors), promise: nil)

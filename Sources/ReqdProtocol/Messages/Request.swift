@@ -63,46 +63,44 @@ extension Request: Codable {
             guard let operation = Operation(rawValue: opName) else {
                 throw WireError(.unknownOperation, "unknown operation '\(opName)'")
             }
-            func fields<T: Decodable>(_ type: T.Type, allowed: [String]) throws -> T {
-                let permitted = Set(allowed + ["id", "op"])
-                if let extra = container.allKeys.map(\.stringValue).sorted().first(where: { !permitted.contains($0) }) {
-                    throw WireError(.unknownField, "'\(opName)' takes no field '\(extra)'")
-                }
-                return try T(from: decoder)
+            let permitted = Self.permittedFields[operation] ?? []
+            if let extra = container.allKeys.lazy.map(\.stringValue).filter({ !permitted.contains($0) }).min() {
+                throw WireError(.unknownField, "'\(opName)' takes no field '\(extra)'")
             }
             switch operation {
-            case .hello:
-                body = .hello(try fields(HelloRequest.self, allowed: HelloRequest.CodingKeys.allCases.map(\.stringValue)))
-            case .registerCountdown:
-                body = .registerCountdown(
-                    try fields(CountdownSpec.self, allowed: CountdownSpec.CodingKeys.allCases.map(\.stringValue)))
-            case .registerPoll:
-                body = .registerPoll(try fields(PollSpec.self, allowed: PollSpec.CodingKeys.allCases.map(\.stringValue)))
-            case .submit:
-                body = .submit(try fields(SubmitSpec.self, allowed: SubmitSpec.fieldNames))
-            case .registerGroup:
-                body = .registerGroup(try fields(GroupSpec.self, allowed: GroupSpec.CodingKeys.allCases.map(\.stringValue)))
-            case .retry:
-                body = .retry(try fields(RetryRequest.self, allowed: RetryRequest.CodingKeys.allCases.map(\.stringValue)))
-            case .cancel:
-                body = .cancel(try fields(JobSelector.self, allowed: JobSelector.CodingKeys.allCases.map(\.stringValue)))
-            case .status:
-                body = .status(try fields(StatusRequest.self, allowed: StatusRequest.CodingKeys.allCases.map(\.stringValue)))
-            case .list:
-                body = .list(try fields(ListRequest.self, allowed: ListRequest.CodingKeys.allCases.map(\.stringValue)))
-            case .watch:
-                body = .watch(try fields(JobSelector.self, allowed: JobSelector.CodingKeys.allCases.map(\.stringValue)))
-            case .unwatch:
-                body = .unwatch(
-                    try fields(UnwatchRequest.self, allowed: UnwatchRequest.CodingKeys.allCases.map(\.stringValue)))
-            case .wait:
-                body = .wait(try fields(WaitRequest.self, allowed: WaitRequest.CodingKeys.allCases.map(\.stringValue)))
+            case .hello: body = .hello(try HelloRequest(from: decoder))
+            case .registerCountdown: body = .registerCountdown(try CountdownSpec(from: decoder))
+            case .registerPoll: body = .registerPoll(try PollSpec(from: decoder))
+            case .submit: body = .submit(try SubmitSpec(from: decoder))
+            case .registerGroup: body = .registerGroup(try GroupSpec(from: decoder))
+            case .retry: body = .retry(try RetryRequest(from: decoder))
+            case .cancel: body = .cancel(try JobSelector(from: decoder))
+            case .status: body = .status(try StatusRequest(from: decoder))
+            case .list: body = .list(try ListRequest(from: decoder))
+            case .watch: body = .watch(try JobSelector(from: decoder))
+            case .unwatch: body = .unwatch(try UnwatchRequest(from: decoder))
+            case .wait: body = .wait(try WaitRequest(from: decoder))
             }
         } catch {
             throw RequestDecodingFailure(id: id, error: WireError(decoding: error))
         }
         self.id = id
     }
+
+    /// Each operation's fields, with `id` and `op`; built once, as every request line is checked against them.
+    private static let permittedFields: [Operation: Set<String>] = {
+        func fields<Key: CodingKey & CaseIterable>(_: Key.Type) -> Set<String> {
+            Set(Key.allCases.map(\.stringValue) + ["id", "op"])
+        }
+        return [
+            .hello: fields(HelloRequest.CodingKeys.self), .registerCountdown: fields(CountdownSpec.CodingKeys.self),
+            .registerPoll: fields(PollSpec.CodingKeys.self), .submit: Set(SubmitSpec.fieldNames + ["id", "op"]),
+            .registerGroup: fields(GroupSpec.CodingKeys.self), .retry: fields(RetryRequest.CodingKeys.self),
+            .cancel: fields(JobSelector.CodingKeys.self), .status: fields(StatusRequest.CodingKeys.self),
+            .list: fields(ListRequest.CodingKeys.self), .watch: fields(JobSelector.CodingKeys.self),
+            .unwatch: fields(UnwatchRequest.CodingKeys.self), .wait: fields(WaitRequest.CodingKeys.self),
+        ]
+    }()
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: AnyCodingKey.self)

@@ -5,6 +5,8 @@ import Foundation
 ///   suite control --clients N      ephemeral register-countdown round trips/s
 ///   suite durable --clients N      durable register-countdown round trips/s (ack after commit)
 ///   suite pipelined                ephemeral registrations/s, one connection, 2,000 in flight
+///
+/// The socket rows are driven by `RoundTripDriver`: one thread under poll(2), like redis-benchmark.
 ///   suite lateness --count N       expiry lateness: N active countdowns, the first 100,000 of them
 ///                                  expiring at 20,000/s; also RSS per countdown at N
 ///   suite idle --seconds S         timer and thread wake-ups of an idle daemon, per minute
@@ -20,17 +22,15 @@ func suiteBench() {
             let daemon = try DaemonUnderTest(binary: reqdPath)
             defer { daemon.stop() }
             let perClient = clients == 1 ? (durable ? 5_000 : 20_000) : (durable ? 1_000 : 2_000)
-            let rate = try registrationRate(socket: daemon.socket, clients: clients, perClient: perClient, durable: durable, timeLimit: 20)
+            let lines = countdownLines(connections: clients, perConnection: perClient, ephemeral: !durable)
+            let rate = try RoundTripDriver(socket: daemon.socket, depth: 1, timeLimit: 20).run(lines: lines)
             print("RATE=\(Int(rate))")
         case "pipelined":
             let daemon = try DaemonUnderTest(binary: reqdPath)
             defer { daemon.stop() }
-            let total = 200_000
-            let start = now()
-            try fill(socket: daemon.socket, count: total, connections: 1, prefix: "p") { _ in
-                "\"duration_ms\":3600000,\"ephemeral\":true"
-            }
-            print("RATE=\(Int(Double(total) / (now() - start)))")
+            let lines = countdownLines(connections: 1, perConnection: 200_000, ephemeral: true)
+            let rate = try RoundTripDriver(socket: daemon.socket, depth: 2_000, timeLimit: 30).run(lines: lines)
+            print("RATE=\(Int(rate))")
         case "lateness":
             try latenessAndMemory(count: count)
         case "idle":
@@ -182,4 +182,15 @@ private func submitDriveRate(url: String, count: Int) throws {
         usleep(20_000)
     }
     print("RATE=\(Int(Double(count) / (now() - start)))")
+}
+
+/// `register-countdown` lines for each connection, each with its own key, an hour long.
+private func countdownLines(connections: Int, perConnection: Int, ephemeral: Bool) -> [[[UInt8]]] {
+    (0..<connections).map { connection in
+        (0..<perConnection).map { index in
+            line(
+                "{\"id\":\(index),\"op\":\"register-countdown\",\"key\":\"r\(connection)-\(index)\",\"duration_ms\":3600000"
+                    + (ephemeral ? ",\"ephemeral\":true}" : "}"))
+        }
+    }
 }
