@@ -35,34 +35,36 @@ final class JSONByteWriter {
     init() { bytes.reserveCapacity(256) }
 
     func write<T: Encodable>(_ value: T) throws {
-        switch value {
-        // Every type whose own `encode(to:)` asks for a single-value container and encodes
-        // itself again must be written here, or it would recurse.
-        case let string as String: write(string: string)
-        case let number as Int: write(integer: number)
-        case let flag as Bool: bytes.append(contentsOf: flag ? Self.trueBytes : Self.falseBytes)
-        case let number as Int64: write(integer: number)
-        case let number as UInt8: write(integer: number)
-        case let number as UInt32: write(integer: number)
-        case let number as Double: try write(double: number)
-        case let number as Int32: write(integer: number)
-        case let number as UInt64: write(integer: number)
-        case let number as UInt: write(integer: number)
-        case let number as Int16: write(integer: number)
-        case let number as UInt16: write(integer: number)
-        case let number as Int8: write(integer: number)
-        case let number as Float:
-            guard number.isFinite else { try write(double: Double(number)); return }
-            bytes.append(contentsOf: number.description.utf8)
-        default:
-            let frame = JSONFrame()
-            try value.encode(to: StreamingEncoder(writer: self, frame: frame))
-            switch frame.kind {
-            case .none: bytes.append(contentsOf: Self.emptyObject)
-            case .keyed: bytes.append(UInt8(ascii: "}"))
-            case .unkeyed: bytes.append(UInt8(ascii: "]"))
-            case .single: break
-            }
+        // Every type whose own `encode(to:)` asks for a single-value container and encodes itself
+        // again must be written here, or it would recurse. Compared by metatype, not cast with
+        // `as?`: fourteen failed dynamic casts for every nested value were a tenth of the time.
+        if T.self == String.self { return write(string: unsafeBitCast(value, to: String.self)) }
+        if T.self == Int.self { return write(integer: unsafeBitCast(value, to: Int.self)) }
+        if T.self == Bool.self {
+            return bytes.append(contentsOf: unsafeBitCast(value, to: Bool.self) ? Self.trueBytes : Self.falseBytes)
+        }
+        if T.self == Int64.self { return write(integer: unsafeBitCast(value, to: Int64.self)) }
+        if T.self == UInt8.self { return write(integer: unsafeBitCast(value, to: UInt8.self)) }
+        if T.self == UInt32.self { return write(integer: unsafeBitCast(value, to: UInt32.self)) }
+        if T.self == Double.self { return try write(double: unsafeBitCast(value, to: Double.self)) }
+        if T.self == Int32.self { return write(integer: unsafeBitCast(value, to: Int32.self)) }
+        if T.self == UInt64.self { return write(integer: unsafeBitCast(value, to: UInt64.self)) }
+        if T.self == UInt.self { return write(integer: unsafeBitCast(value, to: UInt.self)) }
+        if T.self == Int16.self { return write(integer: unsafeBitCast(value, to: Int16.self)) }
+        if T.self == UInt16.self { return write(integer: unsafeBitCast(value, to: UInt16.self)) }
+        if T.self == Int8.self { return write(integer: unsafeBitCast(value, to: Int8.self)) }
+        if T.self == Float.self {
+            let number = unsafeBitCast(value, to: Float.self)
+            guard number.isFinite else { return try write(double: Double(number)) }
+            return bytes.append(contentsOf: number.description.utf8)
+        }
+        let frame = JSONFrame()
+        try value.encode(to: StreamingEncoder(writer: self, frame: frame))
+        switch frame.kind {
+        case .none: bytes.append(contentsOf: Self.emptyObject)
+        case .keyed: bytes.append(UInt8(ascii: "}"))
+        case .unkeyed: bytes.append(UInt8(ascii: "]"))
+        case .single: break
         }
     }
 
