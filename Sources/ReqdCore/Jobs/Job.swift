@@ -161,7 +161,6 @@ public struct Job: Sendable {
 ///
 /// 32 bytes inline: what only an expired countdown or one with `on_expire` has is boxed.
 public struct Countdown: Sendable, Hashable {
-    // The pointers come first: their spare bits leave room for `Job.Work`'s case tag.
     /// The request to send as a job of its own at expiry: its request and retry policy.
     public var onExpire: Box<Delivery>?
     private var expiry: Box<Expiry>?
