@@ -85,11 +85,13 @@ final class DaemonProcess {
     let socket: String
     let process = Process()
 
-    init(directory: String, extraArguments: [String] = []) throws {
+    /// - Parameter environment: the daemon's whole environment; the test's own when nil.
+    init(directory: String, extraArguments: [String] = [], environment: [String: String]? = nil) throws {
         self.directory = directory
         socket = directory + "/reqd.sock"
         process.executableURL = URL(fileURLWithPath: Binaries.reqd)
         process.arguments = ["--socket", socket, "--state-dir", directory + "/state", "--log-target", "stderr"] + extraArguments
+        if let environment { process.environment = environment }
         process.standardError = FileHandle(forWritingAtPath: "/dev/null")
         try process.run()
         let deadline = Date().addingTimeInterval(15)

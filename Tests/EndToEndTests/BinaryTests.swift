@@ -125,6 +125,24 @@ struct BinaryTests {
         #expect(try asNobody(["cancel", theirID]).status == 0)
     }
 
+    @Test("reqd runs again in place with malloc on huge pages, keeping its pid; a GLIBC_TUNABLES already set is left alone")
+    func hugePages() throws {
+        var environment = ProcessInfo.processInfo.environment
+        environment["GLIBC_TUNABLES"] = nil
+        for (preset, expected) in [(nil, "glibc.malloc.hugetlb=1"), ("glibc.malloc.check=0", "glibc.malloc.check=0")] {
+            let directory = makeTemporaryDirectory()
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            environment["GLIBC_TUNABLES"] = preset
+            let daemon = try DaemonProcess(directory: directory, environment: environment)
+            defer { daemon.stop() }
+            let pid = daemon.process.processIdentifier
+            let variables = try String(contentsOfFile: "/proc/\(pid)/environ", encoding: .utf8).split(separator: "\0")
+            #expect(variables.filter { $0.hasPrefix("GLIBC_TUNABLES=") } == ["GLIBC_TUNABLES=\(expected)"])
+            let summary = try Binaries.client(["--json", "status"], socket: daemon.socket)
+            #expect(summary.json?["pid"] as? Int == Int(pid))
+        }
+    }
+
     @Test("reqd --check-config accepts the shipped file and names the key of a bad setting")
     func checkConfig() throws {
         let directory = makeTemporaryDirectory()

@@ -39,8 +39,8 @@ public struct IndexedMinHeap<Key: Hashable & Sendable, Priority: Comparable & Se
     /// Inserts `key`, or moves it when it is already present.
     public mutating func set(_ key: Key, priority: Priority) {
         let end = entries.count
-        // One hash lookup either way: the default slot is stored only when the key is new.
-        let index = Self.read(&positions[key, default: end])
+        // Claimed with one hash lookup: the slot `end` is taken only when the key is new.
+        let index = positions.claim(key, default: end)
         if index == end {
             entries.append(Entry(key: key, priority: priority))
             siftUp(end)
@@ -50,8 +50,6 @@ public struct IndexedMinHeap<Key: Hashable & Sendable, Priority: Comparable & Se
             if priority < old { siftUp(index) } else { siftDown(index) }
         }
     }
-
-    private static func read(_ slot: inout Int) -> Int { slot }
 
     /// Removes `key`; returns its priority when it was present.
     @discardableResult

@@ -112,9 +112,9 @@ extension Scheduler {
                 work: work)
             if job.state == .active {
                 if let key = job.key {
-                    // One lookup that also claims the key when it is free, as it almost always is.
+                    // Claims the key when it is free, as it almost always is, in one lookup.
                     let owned = OwnedKey(owner: job.owner, key: key)
-                    let holder = Self.claim(&activeByKey[owned, default: job.id])
+                    let holder = activeByKey.claim(owned, default: job.id)
                     if holder != job.id {
                         if let old = jobs[holder] {
                             finish(old, as: .cancelled, reason: .superseded, replacedBy: job.id, at: now, into: &effects)
@@ -143,8 +143,6 @@ extension Scheduler {
         tally.flush(to: &self)
         purgeExpiredRetention(at: now, into: &effects)
     }
-
-    private static func claim(_ slot: inout JobID) -> JobID { slot }
 
     /// Counts restored jobs in runs of one owner, kind and state: a million restored jobs then
     /// cost a handful of updates of the nested counts instead of three lookups each.

@@ -51,7 +51,8 @@ final class BenchSocket: @unchecked Sendable {
         return Self.isOK(try readLine())
     }
 
-    private static let okMarker = Array("\"ok\":true".utf8)
+    /// What every accepted reply line holds.
+    static let okMarker = Array("\"ok\":true".utf8)
 
     /// Whether a reply line says `"ok":true` (key order is not fixed, so search the whole line).
     static func isOK(_ reply: [UInt8]) -> Bool {

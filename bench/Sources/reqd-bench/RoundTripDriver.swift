@@ -61,7 +61,6 @@ struct RoundTripDriver {
         /// How much of `"ok":true` the current reply line has matched so far.
         private var matched = 0
         private var lineOK = false
-        private static let marker = Array("\"ok\":true".utf8)
 
         init(path: String, requests: [[UInt8]]) throws {
             let socket = try BenchSocket(path: path)
@@ -99,7 +98,7 @@ struct RoundTripDriver {
 
         /// Counts the reply lines in `bytes`, checking that each one says `"ok":true`.
         func consume(_ bytes: ArraySlice<UInt8>) throws {
-            let marker = Self.marker
+            let marker = BenchSocket.okMarker
             for byte in bytes {
                 if byte == 10 {
                     guard lineOK else { throw BenchError("a request was refused") }
