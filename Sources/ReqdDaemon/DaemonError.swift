@@ -13,7 +13,6 @@ public struct DaemonError: Error, Sendable, CustomStringConvertible {
     public var code: Code
     public var message: String
 
-    /// Creates a `DaemonError` from its parts.
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message

@@ -19,7 +19,6 @@ public struct HTTPAnswer: Sendable, Hashable {
     /// The response headers, when the request asked to keep them.
     public var headers: [HTTPHeader]?
 
-    /// Creates an `HTTPAnswer` from its parts.
     public init(status: Int, body: [UInt8] = [], json: JSONValue? = nil, headers: [HTTPHeader]? = nil) {
         self.status = status
         self.body = body
@@ -40,7 +39,6 @@ public struct HTTPSend: Sendable, Hashable {
     /// Whether to report the response headers; poll jobs do not need them, request jobs keep them.
     public var keepHeaders: Bool
 
-    /// Creates an `HTTPSend` from its parts.
     public init(job: JobID, attempt: UInt32, request: HTTPRequestSpec, parseJSON: Bool, keepHeaders: Bool = false) {
         self.job = job
         self.attempt = attempt

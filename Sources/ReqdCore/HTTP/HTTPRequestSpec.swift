@@ -9,7 +9,6 @@ public struct HTTPRequestSpec: Sendable, Hashable, Codable {
     /// The body, or nil for none.
     public var body: [UInt8]?
 
-    /// Creates an `HTTPRequestSpec` from its parts.
     public init(method: String, url: String, headers: [HTTPHeader] = [], body: [UInt8]? = nil) {
         self.method = method
         self.url = url
@@ -51,7 +50,6 @@ public struct HTTPHeader: Sendable, Hashable, Codable {
     public var name: String
     public var value: String
 
-    /// Creates a header from its parts.
     public init(name: String, value: String) {
         self.name = name
         self.value = value

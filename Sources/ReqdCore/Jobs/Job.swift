@@ -31,7 +31,6 @@ public struct Job: Sendable {
         var error: String?
     }
 
-    /// Creates a `Job` from its parts.
     public init(
         id: JobID, owner: UInt32, key: String?, scope: String?, durable: Bool, boundTo: ConnectionID? = nil,
         createdAt: WallTime, state: JobState, endedAt: WallTime?, reason: CancelReason?, replacedBy: JobID?,
@@ -175,7 +174,6 @@ public struct Countdown: Sendable, Hashable {
         var spawned: JobID?
     }
 
-    /// Creates a `Countdown` from its parts.
     public init(deadline: Instant, tick: Int64, lateBy: Int64?, onExpire: Box<Delivery>? = nil, spawned: JobID? = nil) {
         self.onExpire = onExpire
         self.deadline = deadline
@@ -213,7 +211,6 @@ public struct Peer: Hashable, Sendable {
     public var uid: UInt32
     public var pid: Int32
 
-    /// Creates a `Peer` from its parts.
     public init(uid: UInt32, pid: Int32) {
         self.uid = uid
         self.pid = pid

@@ -7,7 +7,6 @@ public struct RetryStatuses: Sendable, Hashable {
     /// 408, 425, 429 and every 5xx: the answers that say "not now" rather than "no".
     public static let standard = RetryStatuses(statuses: [408, 425, 429], classes: [5])
 
-    /// Creates a `RetryStatuses` from its parts.
     public init(statuses: Set<Int>, classes: Set<Int>) {
         self.statuses = statuses
         self.classes = classes

@@ -21,7 +21,6 @@ public struct SchedulerError: Error, Sendable, Hashable, CustomStringConvertible
     /// For `badCondition`: the 1-based column where the problem starts.
     public var column: Int?
 
-    /// Creates a `SchedulerError` from its parts.
     public init(_ code: Code, _ message: String, column: Int? = nil) {
         self.code = code
         self.message = message

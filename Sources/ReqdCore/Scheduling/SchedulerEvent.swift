@@ -29,7 +29,6 @@ public struct Recipient: Hashable, Sendable {
     public var connection: ConnectionID
     public var watch: RequestID
 
-    /// Creates a `Recipient` from its parts.
     public init(connection: ConnectionID, watch: RequestID) {
         self.connection = connection
         self.watch = watch

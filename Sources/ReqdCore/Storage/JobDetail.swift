@@ -17,7 +17,6 @@ public struct JobDetail: Sendable, Hashable, Codable {
     /// Why the job failed or timed out.
     public var error: String?
 
-    /// Creates a `JobDetail` from its parts.
     public init(
         poll: PollRecord? = nil, request: DeliveryRecord? = nil, group: GroupRecord? = nil, onExpire: DeliverySettings? = nil, spawned: String? = nil,
         result: HTTPResult? = nil, error: String? = nil

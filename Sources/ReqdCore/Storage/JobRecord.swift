@@ -19,7 +19,6 @@ public struct JobRecord: Sendable, Hashable {
     /// Everything else about the job, kind by kind; boxed, as it is large and often empty.
     private var detailBox: Box<JobDetail>?
 
-    /// Creates a `JobRecord` from its parts.
     public init(
         id: String, owner: UInt32, kind: JobKind, state: JobState, key: String?, scope: String?,
         createdAt: WallTime, endedAt: WallTime?, reason: CancelReason?, replacedBy: String?,

@@ -20,7 +20,6 @@ public struct PollCounters: Sendable, Hashable, Codable {
         case lastStart = "last_start"
     }
 
-    /// Creates a `PollCounters` from its parts.
     public init(polls: Int, failures: Int, progress: Double?, lastStatus: Int?, lastError: String?, lastStart: WallTime?) {
         self.polls = polls
         self.failures = failures

@@ -8,7 +8,6 @@ public struct WorkRecord<Settings: Codable & Sendable & Hashable, Counters: Coda
     public var settings: Settings
     public var counters: Counters
 
-    /// Creates a `WorkRecord` from its parts.
     public init(settings: Settings, counters: Counters) {
         self.settings = settings
         self.counters = counters

@@ -4,7 +4,6 @@ public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
     public var key: String?
     public var message: String
 
-    /// Creates a `ConfigurationError` from its parts.
     public init(key: String?, _ message: String) {
         self.key = key
         self.message = message

@@ -10,7 +10,6 @@ public struct ConfigurationLoader: Sendable {
     /// `key=value` overrides from flags, applied last.
     public var overrides: [(key: String, value: String)]
 
-    /// Creates a `ConfigurationLoader` from its parts.
     public init(file: String?, environment: [String: String], overrides: [(key: String, value: String)] = []) {
         self.file = file
         self.environment = environment

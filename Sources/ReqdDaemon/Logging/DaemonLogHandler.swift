@@ -17,7 +17,6 @@ public struct DaemonLogHandler: LogHandler {
     private let destination: Destination
     private let control: LogLevelControl
 
-    /// Creates a `DaemonLogHandler` from its parts.
     public init(destination: Destination, control: LogLevelControl) {
         self.destination = destination
         self.control = control

@@ -11,7 +11,6 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
     public var code: Code
     public var message: String
 
-    /// Creates a `StorageError` from its parts.
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message

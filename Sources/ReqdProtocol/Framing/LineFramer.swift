@@ -16,7 +16,6 @@ public struct LineFramer: Sendable {
     private var buffer: [UInt8] = []
     private var discarding = false
 
-    /// Creates a `LineFramer` from its parts.
     public init(maxLineBytes: Int = ProtocolInfo.defaultMaxLineBytes) {
         self.maxLineBytes = maxLineBytes
     }

@@ -15,7 +15,6 @@ public struct GroupInfo: Codable, Sendable, Hashable {
     /// The `on_complete` request job, once the group has completed.
     public var onCompleteJob: String?
 
-    /// Creates a `GroupInfo` from its parts.
     public init(
         concurrency: Int, timeoutMs: Int64?, total: Int, done: Int, failures: Int, members: [MemberInfo], errors: [MemberError],
         onCompleteJob: String?
@@ -74,7 +73,6 @@ public struct MemberInfo: Codable, Sendable, Hashable {
     /// Why it did not succeed.
     public var error: String?
 
-    /// Creates a `MemberInfo` from its parts.
     public init(
         index: Int, method: String, url: String, state: MemberState, attempts: Int, status: Int?, body: String?,
         truncated: Bool?, error: String?
@@ -97,7 +95,6 @@ public struct MemberError: Codable, Sendable, Hashable {
     public var state: MemberState
     public var error: String
 
-    /// Creates a `MemberError` from its parts.
     public init(index: Int, state: MemberState, error: String) {
         self.index = index
         self.state = state

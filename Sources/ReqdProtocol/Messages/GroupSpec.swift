@@ -19,7 +19,6 @@ public struct GroupSpec: Codable, Sendable, Hashable {
     /// Stream the group's events on this connection after the reply, tagged with this request's id.
     public var follow: Bool?
 
-    /// Creates a `GroupSpec` from its parts.
     public init(
         members: [RequestSpec], concurrency: Int? = nil, timeoutMs: Int64? = nil, onComplete: RequestSpec? = nil,
         key: String? = nil, scope: String? = nil, ephemeral: Bool? = nil, bindConnection: Bool? = nil, follow: Bool? = nil

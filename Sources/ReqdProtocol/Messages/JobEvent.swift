@@ -92,7 +92,6 @@ public struct JobEvent: Codable, Sendable, Hashable {
     /// How a completed group ended: `succeeded` or `failed`.
     public var state: JobState?
 
-    /// Creates a `JobEvent` from its parts.
     public init(
         type: JobEventType, job: String, kind: JobKind, key: String?, scope: String?, owner: UInt32, at: WallTime,
         remainingMs: Int64? = nil, lateByMs: Double? = nil, reason: CancelReason? = nil, replacedBy: String? = nil
@@ -128,7 +127,6 @@ public struct EventMessage: Codable, Sendable, Hashable {
     public var watch: RequestID
     public var event: JobEvent
 
-    /// Creates a `EventMessage` from its parts.
     public init(watch: RequestID, event: JobEvent) {
         self.watch = watch
         self.event = event

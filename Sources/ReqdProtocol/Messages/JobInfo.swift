@@ -38,7 +38,6 @@ public struct JobInfo: Codable, Sendable, Hashable {
     /// Why a failed job failed.
     public var error: String?
 
-    /// Creates a `JobInfo` from its parts.
     public init(
         id: String, kind: JobKind, state: JobState, owner: UInt32, key: String?, scope: String?, durable: Bool,
         createdAt: WallTime, endedAt: WallTime? = nil, reason: CancelReason? = nil, replacedBy: String? = nil,

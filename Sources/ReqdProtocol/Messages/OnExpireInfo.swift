@@ -7,7 +7,6 @@ public struct OnExpireInfo: Codable, Sendable, Hashable {
     /// The request job started at expiry; nil until the countdown has expired.
     public var job: String?
 
-    /// Creates an `OnExpireInfo` from its parts.
     public init(method: String, url: String, headerNames: [String], job: String?) {
         self.method = method
         self.url = url

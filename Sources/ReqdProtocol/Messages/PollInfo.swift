@@ -28,7 +28,6 @@ public struct PollInfo: Codable, Sendable, Hashable {
     /// When the next request starts, in wall-clock time, while none is out.
     public var nextPollAt: WallTime?
 
-    /// Creates a `PollInfo` from its parts.
     public init(
         url: String, method: String, headerNames: [String], everyMs: Int64, until: String, progressPointer: String?,
         timeoutMs: Int64?, deadline: WallTime?, maxPolls: Int?, maxFailures: Int, polls: Int, failures: Int,
@@ -81,7 +80,6 @@ public struct HTTPResult: Codable, Sendable, Hashable {
     /// Whether `body` was cut.
     public var truncated: Bool
 
-    /// Creates an `HTTPResult` from its parts.
     public init(status: Int, headers: [String]? = nil, body: String, truncated: Bool) {
         self.status = status
         self.headers = headers

@@ -31,7 +31,6 @@ public struct PollSpec: Codable, Sendable, Hashable {
     /// Stream the job's events on this connection after the reply, tagged with this request's id.
     public var follow: Bool?
 
-    /// Creates a `PollSpec` from its parts.
     public init(
         url: String, method: String? = nil, headers: [String]? = nil, body: String? = nil, everyMs: Int64,
         until: String, progress: String? = nil, timeoutMs: Int64? = nil, maxPolls: Int? = nil,

@@ -5,7 +5,6 @@ public struct Request: Sendable, Hashable {
     /// The operation and its fields.
     public var body: RequestBody
 
-    /// Creates a `Request` from its parts.
     public init(id: RequestID, body: RequestBody) {
         self.id = id
         self.body = body

@@ -5,7 +5,6 @@ public struct HelloRequest: Codable, Sendable, Hashable {
     /// A free-form client name for logs, such as `reqd-client/0.1.0`.
     public var client: String?
 
-    /// Creates a `HelloRequest` from its parts.
     public init(protocolVersion: Int = ProtocolInfo.version, client: String? = nil) {
         self.protocolVersion = protocolVersion
         self.client = client
@@ -38,7 +37,6 @@ public struct CountdownSpec: Codable, Sendable, Hashable {
     /// Stream the job's events on this connection after the reply, tagged with this request's id.
     public var follow: Bool?
 
-    /// Creates a `CountdownSpec` from its parts.
     public init(
         key: String, durationMs: Int64? = nil, until: WallTime? = nil, tickMs: Int64? = nil,
         scope: String? = nil, ephemeral: Bool? = nil, bindConnection: Bool? = nil, onExpire: RequestSpec? = nil,
@@ -76,7 +74,6 @@ public struct JobSelector: Codable, Sendable, Hashable {
     /// A scope.
     public var scope: String?
 
-    /// Creates a `JobSelector` from its parts.
     public init(job: String? = nil, key: String? = nil, scope: String? = nil) {
         self.job = job
         self.key = key
@@ -93,7 +90,6 @@ public struct StatusRequest: Codable, Sendable, Hashable {
     /// The job to describe; omit it for the daemon summary.
     public var job: String?
 
-    /// Creates a `StatusRequest` from its parts.
     public init(job: String? = nil) { self.job = job }
 
     enum CodingKeys: String, CodingKey, CaseIterable { case job }
@@ -108,7 +104,6 @@ public struct ListRequest: Codable, Sendable, Hashable {
     /// At most this many jobs (default 1000, at most 100000).
     public var limit: Int?
 
-    /// Creates a `ListRequest` from its parts.
     public init(state: JobState? = nil, kind: JobKind? = nil, scope: String? = nil, key: String? = nil, limit: Int? = nil)
     {
         self.state = state
@@ -125,7 +120,6 @@ public struct ListRequest: Codable, Sendable, Hashable {
 public struct UnwatchRequest: Codable, Sendable, Hashable {
     public var watch: RequestID
 
-    /// Creates a `UnwatchRequest` from its parts.
     public init(watch: RequestID) { self.watch = watch }
 
     enum CodingKeys: String, CodingKey, CaseIterable { case watch }
@@ -135,7 +129,6 @@ public struct UnwatchRequest: Codable, Sendable, Hashable {
 public struct WaitRequest: Codable, Sendable, Hashable {
     public var job: String
 
-    /// Creates a `WaitRequest` from its parts.
     public init(job: String) { self.job = job }
 
     enum CodingKeys: String, CodingKey, CaseIterable { case job }
@@ -145,7 +138,6 @@ public struct WaitRequest: Codable, Sendable, Hashable {
 public struct RetryRequest: Codable, Sendable, Hashable {
     public var job: String
 
-    /// Creates a `RetryRequest` from its parts.
     public init(job: String) { self.job = job }
 
     enum CodingKeys: String, CodingKey, CaseIterable { case job }

@@ -22,7 +22,6 @@ public struct RequestInfo: Codable, Sendable, Hashable {
     /// The countdown whose expiry started this job, for an `on_expire` request.
     public var parent: String?
 
-    /// Creates a `RequestInfo` from its parts.
     public init(
         url: String, method: String, headerNames: [String], maxAttempts: Int, backoffMinMs: Int64, backoffMaxMs: Int64,
         attempts: Int, lastStatus: Int?, lastError: String?, inFlight: Bool, nextAttemptAt: WallTime?, parent: String?

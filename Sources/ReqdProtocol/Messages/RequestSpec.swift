@@ -18,7 +18,6 @@ public struct RequestSpec: Codable, Sendable, Hashable {
     /// `["408", "425", "429", "5xx"]`. Transport errors and timeouts are always retried.
     public var retryOn: [String]?
 
-    /// Creates a `RequestSpec` from its parts.
     public init(
         method: String? = nil, url: String, headers: [String]? = nil, body: String? = nil, maxAttempts: Int? = nil,
         backoffMinMs: Int64? = nil, backoffMaxMs: Int64? = nil, retryOn: [String]? = nil

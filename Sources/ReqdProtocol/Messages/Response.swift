@@ -16,7 +16,6 @@ public struct Response: Sendable, Hashable {
     public var id: RequestID?
     public var outcome: Result<ReplyBody, WireError>
 
-    /// Creates a `Response` from its parts.
     public init(id: RequestID?, outcome: Result<ReplyBody, WireError>) {
         self.id = id
         self.outcome = outcome

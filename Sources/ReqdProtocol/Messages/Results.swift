@@ -6,7 +6,6 @@ public struct HelloResult: Codable, Sendable, Hashable {
     /// The uid the daemon sees this connection as.
     public var uid: UInt32
 
-    /// Creates a `HelloResult` from its parts.
     public init(protocolVersion: Int, server: String, version: String, uid: UInt32) {
         self.protocolVersion = protocolVersion
         self.server = server
@@ -28,7 +27,6 @@ public struct RegisterResult: Codable, Sendable, Hashable {
     /// True when an identical request inside the dedupe window already made `job`; nothing new was created.
     public var deduplicated: Bool?
 
-    /// Creates a `RegisterResult` from its parts.
     public init(job: JobInfo, replaced: String?, deduplicated: Bool? = nil) {
         self.job = job
         self.replaced = replaced
@@ -42,7 +40,6 @@ public struct CancelResult: Codable, Sendable, Hashable {
     public var cancelled: [String]
     public var count: Int
 
-    /// Creates a `CancelResult` from its parts.
     public init(cancelled: [String]) {
         self.cancelled = cancelled
         self.count = cancelled.count
@@ -63,7 +60,6 @@ public struct DaemonSummary: Codable, Sendable, Hashable {
     /// Whether request jobs wait for unreachable targets.
     public var network: NetworkSummary
 
-    /// Creates a `DaemonSummary` from its parts.
     public init(
         version: String, protocolVersion: Int, pid: Int32?, startedAt: WallTime, uptimeMs: Int64,
         jobs: [String: [String: Int]], connections: Int, network: NetworkSummary = NetworkSummary(state: .online)
@@ -106,7 +102,6 @@ public struct NetworkSummary: Codable, Sendable, Hashable {
     /// Targets (scheme, host and port) found unreachable.
     public var unreachableTargets: Int
 
-    /// Creates a `NetworkSummary` from its parts.
     public init(state: State, offlineSince: WallTime? = nil, heldJobs: Int = 0, unreachableTargets: Int = 0) {
         self.state = state
         self.offlineSince = offlineSince
@@ -126,7 +121,6 @@ public struct NetworkSummary: Codable, Sendable, Hashable {
 public struct JobResult: Codable, Sendable, Hashable {
     public var job: JobInfo
 
-    /// Creates a `JobResult` from its parts.
     public init(job: JobInfo) { self.job = job }
 }
 
@@ -136,7 +130,6 @@ public struct JobListResult: Codable, Sendable, Hashable {
     /// True when more jobs matched than `limit` allowed.
     public var truncated: Bool
 
-    /// Creates a `JobListResult` from its parts.
     public init(jobs: [JobInfo], truncated: Bool) {
         self.jobs = jobs
         self.truncated = truncated
@@ -152,7 +145,6 @@ public struct WatchResult: Codable, Sendable, Hashable {
     /// Whether events will follow on this connection.
     public var streaming: Bool
 
-    /// Creates a `WatchResult` from its parts.
     public init(job: JobInfo?, scope: String?, streaming: Bool) {
         self.job = job
         self.scope = scope
@@ -164,6 +156,5 @@ public struct WatchResult: Codable, Sendable, Hashable {
 public struct UnwatchResult: Codable, Sendable, Hashable {
     public var removed: Int
 
-    /// Creates a `UnwatchResult` from its parts.
     public init(removed: Int) { self.removed = removed }
 }

@@ -23,7 +23,6 @@ public struct SubmitSpec: Sendable, Hashable {
     /// A request that reports failure or dead-lettering, likewise.
     public var onFailure: RequestSpec?
 
-    /// Creates a `SubmitSpec` from its parts.
     public init(
         request: RequestSpec, dedupeWindowMs: Int64? = nil, dedupeHeaders: [String]? = nil, key: String? = nil,
         scope: String? = nil, ephemeral: Bool? = nil, bindConnection: Bool? = nil, follow: Bool? = nil,
