@@ -253,9 +253,9 @@ struct CountdownTests {
         #expect(result.removed == 1)
         let tick = h.fireAtArmedDeadline().events(.tick)
         #expect(tick.count == 1)
-        #expect(h.scheduler.recipients(of: h.scheduler.job(id)!) == [Recipient(connection: ConnectionID(1), watch: .number(3))])
+        #expect(h.scheduler.subscriptions.recipients(of: h.scheduler.table[id]!) == [Recipient(connection: ConnectionID(1), watch: .number(3))])
         _ = h.request(.unwatch(UnwatchRequest(watch: .number(3))))
-        #expect(h.scheduler.isWatched(h.scheduler.job(id)!) == false)
+        #expect(h.scheduler.subscriptions.isWatched(h.scheduler.table[id]!) == false)
     }
 
     @Test("a closed connection's watches and waits are forgotten")

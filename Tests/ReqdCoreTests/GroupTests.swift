@@ -69,7 +69,7 @@ struct GroupTests {
         #expect(completed.first?.failures == 3)
         #expect(memberEvents.count == 10)
         #expect(memberEvents.last?.done == 10)
-        let view = try #require(h.scheduler.job(id).map { h.scheduler.info($0, at: h.now) }?.group)
+        let view = try #require(h.scheduler.job(id).map { JobInfo($0, at: h.now) }?.group)
         #expect(view.errors.map(\.index) == [2, 5, 7])
         #expect(view.errors.allSatisfy { $0.error == "the server answered 404" && $0.state == .failed })
         #expect(view.members.map(\.state).filter { $0 == .succeeded }.count == 7)
@@ -89,7 +89,7 @@ struct GroupTests {
         #expect(fired.aborts.count == 2)
         let completed = try #require(fired.events(.completed).first)
         #expect(completed.state == .failed)
-        let view = try #require(h.scheduler.job(id).map { h.scheduler.info($0, at: h.now) }?.group)
+        let view = try #require(h.scheduler.job(id).map { JobInfo($0, at: h.now) }?.group)
         #expect(view.members.map(\.state) == [.succeeded, .timedOut, .timedOut, .notStarted, .notStarted])
         #expect(view.errors.count == 4)
         #expect(h.fireAtArmedDeadline().events.isEmpty)
@@ -120,7 +120,7 @@ struct GroupTests {
             let late = h.answer(send, status: 200)
             #expect(late.sends.isEmpty && late.events.isEmpty)
         }
-        #expect(h.scheduler.jobs.values.allSatisfy { $0.kind == .group })
+        #expect(h.scheduler.table.headers.values.allSatisfy { $0.kind == .group })
         #expect(h.scheduler.job(id)?.state == .cancelled)
     }
 
@@ -129,28 +129,32 @@ struct GroupTests {
         var h = Harness()
         h.autoCommit = false
         _ = h.request(.registerGroup(GroupSpec(members: members(2), onComplete: RequestSpec(url: "https://hooks.example/done"))))
+        let id = try #require(h.persisted.last.map { JobID($0.jobID) }, "the group is written before it is acknowledged")
         let registered = h.handle(.commitCompleted(h.pendingBarriers.removeFirst(), failure: nil))
         _ = h.answer(registered.sends[0], status: 200)
         let last = h.answer(registered.sends[1], status: 500)
         let completed = try #require(last.events(.completed).first)
         let spawned = try #require(completed.spawned)
         #expect(last.sends.isEmpty, "sent only once the completion and the request job are on disk")
+        var sends: [HTTPSend] = []
         while !h.pendingBarriers.isEmpty {
-            let committed = h.handle(.commitCompleted(h.pendingBarriers.removeFirst(), failure: nil))
-            if let send = committed.sends.first {
-                #expect(send.job.rawValue == spawned)
-                #expect(send.request.method == "POST")
-                #expect(send.request.headers.contains(HTTPHeader(name: "Content-Type", value: "application/json")))
-                let body = try #require(send.request.body.flatMap { JSONValue(json: $0) })
-                guard case .object(let result) = body, case .array(let results)? = result["members"],
-                    case .array(let errors)? = result["errors"]
-                else { throw GroupFailure("unexpected body \(body.jsonText)") }
-                #expect(result["state"] == .string("failed"))
-                #expect(results.count == 2)
-                #expect(errors.count == 1)
-            }
+            sends += h.handle(.commitCompleted(h.pendingBarriers.removeFirst(), failure: nil)).sends
         }
-        #expect(h.scheduler.jobs.values.filter { $0.kind == .request }.count == 1)
+        #expect(sends.count == 1, "the on_complete request is sent exactly once")
+        let send = try #require(sends.first)
+        #expect(send.job.rawValue == spawned)
+        #expect(send.request.method == "POST")
+        #expect(send.request.headers.contains(HTTPHeader(name: "Content-Type", value: "application/json")))
+        let text = String(decoding: send.request.body ?? [], as: UTF8.self)
+        let body = try #require(send.request.body.flatMap { JSONValue(json: $0) }, "the body is JSON: \(text)")
+        guard case .object(let result) = body, case .array(let results)? = result["members"],
+            case .array(let errors)? = result["errors"]
+        else { throw GroupFailure("unexpected body \(text)") }
+        #expect(result["job"] == .string(id.rawValue))
+        #expect(result["state"] == .string("failed"))
+        #expect(results.count == 2)
+        #expect(errors.count == 1)
+        #expect(h.scheduler.table.headers.values.filter { $0.kind == .request }.count == 1)
     }
 
     @Test("two groups with identical members share nothing")

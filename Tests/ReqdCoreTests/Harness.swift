@@ -120,7 +120,7 @@ extension Harness {
 
     /// Answers a poll's request with a JSON body (parsed as the executor would) and a status.
     mutating func answer(_ send: HTTPSend, status: Int = 200, json: JSONValue?, text: String? = nil) -> [SchedulerEffect] {
-        let body = Array((text ?? json.map(\.jsonText) ?? "").utf8)
+        let body = text.map { Array($0.utf8) } ?? json.map(JSONBody.encode) ?? []
         return handle(.httpFinished(send.job, attempt: send.attempt, .response(HTTPAnswer(status: status, body: body, json: json))))
     }
 

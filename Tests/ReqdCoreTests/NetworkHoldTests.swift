@@ -28,7 +28,7 @@ extension Harness {
 
     /// A job's request view.
     func requestInfo(_ id: String) -> RequestInfo? {
-        scheduler.job(JobID(id)).flatMap { scheduler.info($0, at: now).request }
+        scheduler.job(JobID(id)).flatMap { JobInfo($0, at: now).request }
     }
 
     /// Submits `count` jobs to `url` whose first attempts find the network unreachable; returns their ids.

@@ -195,7 +195,6 @@ struct DedupeTests {
         _ = h.fireAtArmedDeadline()
         #expect(h.armed == nil)
         #expect(h.scheduler.dedupe.isEmpty)
-        #expect(h.scheduler.dedupeKeys.isEmpty)
     }
 
     /// The base request of the fingerprint cases, with one thing changed.
@@ -377,7 +376,7 @@ struct OnExpireTests {
         #expect(job.delivery?.parent?.rawValue == reply.job.id)
         #expect(job.delivery?.maxAttempts == 3)
         #expect(h.fireAtArmedDeadline().sends.count <= 1)
-        #expect(h.scheduler.jobs.values.filter { $0.kind == .request }.count == 1)
+        #expect(h.scheduler.table.headers.values.filter { $0.kind == .request }.count == 1)
     }
 
     @Test("a cancelled countdown never sends its on_expire request")
@@ -388,7 +387,7 @@ struct OnExpireTests {
         h.advance(10 * second)
         let fired = h.handle(.timerFired)
         #expect(fired.sends.isEmpty)
-        #expect(h.scheduler.jobs.values.allSatisfy { $0.kind == .countdown })
+        #expect(h.scheduler.table.headers.values.allSatisfy { $0.kind == .countdown })
     }
 
     @Test("a countdown that expired while the daemon was down sends its request once after the restart")

@@ -56,9 +56,6 @@ public struct Group: Sendable, Hashable {
     /// Whether every member has ended.
     public var isComplete: Bool { done == members.count }
 
-    /// The member whose request has this number, if it is still out.
-    public func member(onWire number: UInt32) -> Int? { wires[number] }
-
     /// The next pending member, in order, if a slot is free.
     public mutating func nextToStart() -> Int? {
         guard running.count < concurrency else { return nil }
@@ -82,20 +79,67 @@ public struct Group: Sendable, Hashable {
         return requestsStarted
     }
 
-    /// Records the end of a member's request; returns the member's index and what follows.
-    public mutating func finishAttempt(
+    /// Where a member's answer leaves the group.
+    public enum Step: Sendable, Hashable {
+        /// The member tries again after its backoff.
+        case retrying(member: Int)
+        /// The member ended; `complete` when it was the last one.
+        case ended(member: Int, complete: Bool)
+    }
+
+    /// Records the end of a member's request and says what follows; nil when no member waits for
+    /// a request with this number (it was aborted, or the answer is stale).
+    public mutating func finish(
         _ number: UInt32, _ outcome: HTTPOutcome, at now: ClockReading, random: Double, keeping bodyBytes: Int
-    ) -> (index: Int, step: Delivery.Step)? {
+    ) -> Step? {
         guard let index = wires.removeValue(forKey: number) else { return nil }
         members[index].wire = nil
         let (step, answer) = members[index].delivery.finish(outcome, at: now, random: random)
-        if let answer { members[index].result = Scheduler.result(of: answer, keeping: bodyBytes) }
+        if let answer { members[index].result = answer.kept(bodyBytes) }
         switch step {
         case .succeeded: end(index, as: .succeeded, error: nil)
         case .failed(let why, _): end(index, as: .failed, error: why)
-        case .retry, .held: break
+        case .retry, .held: return .retrying(member: index)
         }
-        return (index, step)
+        return .ended(member: index, complete: isComplete)
+    }
+
+    /// Starts retries of running members that are due, then pending members in order while a slot
+    /// is free; returns each request's member and number.
+    mutating func startDue(at now: Instant, timeout: Int64) -> [(member: Int, number: UInt32)] {
+        resumeAt = nil
+        let retries = running.filter { index in
+            let delivery = members[index].delivery
+            return !delivery.inFlight && delivery.nextAttempt <= now
+        }
+        var started: [(member: Int, number: UInt32)] = []
+        for index in retries.sorted() {
+            started.append((index, startAttempt(index, at: now, timeout: timeout)))
+        }
+        while let index = nextToStart() {
+            started.append((index, startAttempt(index, at: now, timeout: timeout)))
+        }
+        return started
+    }
+
+    /// Ends every member still going because the group's time limit ran out: running ones
+    /// `timed_out`, pending ones `not_started`. Returns the numbers of the requests to abort.
+    mutating func timeOut() -> [UInt32] {
+        let limit = DurationText.format(nanoseconds: timeout ?? 0)
+        var aborted: [UInt32] = []
+        for index in members.indices {
+            switch members[index].state {
+            case .running:
+                if let wire = end(index, as: .timedOut, error: "still running when the group's time limit of \(limit) ran out") {
+                    aborted.append(wire)
+                }
+            case .pending:
+                end(index, as: .notStarted, error: "not started before the group's time limit ran out")
+            default:
+                break
+            }
+        }
+        return aborted
     }
 
     /// Ends a member that has not ended; returns the number of its request on the wire, if any, to abort.

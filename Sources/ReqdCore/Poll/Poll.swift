@@ -1,3 +1,5 @@
+import ReqdProtocol
+
 /// A poll job's settings and progress: one request at a time until the condition holds.
 ///
 /// The next request starts at `max(last start + every, last answer)`: never two out at once,
@@ -72,5 +74,88 @@ public struct Poll: Sendable, Hashable {
         let doublings = max(0, failures - 1)
         guard doublings < 62, every <= limit >> doublings else { return limit }
         return every << doublings
+    }
+
+    /// Where an answer (or a failure) leaves the poll.
+    public enum Step: Sendable, Hashable {
+        /// The poll goes on; the next request is planned.
+        case next
+        /// The condition held.
+        case succeeded
+        /// Too many polls in a row failed; the message says so.
+        case failed(String)
+        /// The poll ran out of polls; the message says so.
+        case timedOut(String)
+    }
+
+    /// What one finished request did to the poll.
+    public struct Finished: Sendable, Hashable {
+        public var step: Step
+        /// The answer, when one arrived.
+        public var answer: HTTPAnswer?
+        /// Why the request counts as failed, when it does.
+        public var failure: String?
+        /// Whether the progress moved forward.
+        public var advanced: Bool
+        /// A progress value lower than the one already reached, which was dropped.
+        public var staleProgress: Double?
+    }
+
+    /// Records the end of the request out now and says what follows: the next request is planned
+    /// at `max(last start + every, now)`, or at the failure backoff; progress only moves forward.
+    public mutating func finish(_ outcome: HTTPOutcome, at now: Instant, maxBackoff: Int64) -> Finished {
+        polls += 1
+        requestDeadline = nil
+        let started = lastStart ?? now
+        var finished = Finished(step: .next, answer: nil, failure: nil, advanced: false, staleProgress: nil)
+        switch outcome {
+        case .failure(let message), .unreachable(let message):
+            finished.failure = message
+        case .response(let response):
+            finished.answer = response
+            lastStatus = response.status
+            if response.status >= 500 {
+                finished.failure = "the server answered \(response.status)"
+            } else if response.status == 429 {
+                finished.failure = "the server answered 429 (too many requests)"
+            } else if condition.needsJSON, response.json == nil {
+                finished.failure = "the answer's body is not JSON"
+            }
+        }
+        var satisfied = false
+        if let failure = finished.failure {
+            failures += 1
+            lastError = failure
+            nextStart = max(started.advanced(by: backoff(cap: maxBackoff)), now)
+        } else if let answer = finished.answer {
+            failures = 0
+            if let progressPointer, let json = answer.json, case .number(let value)? = progressPointer.resolve(in: json) {
+                if let current = progress, value < current {
+                    finished.staleProgress = value
+                } else if progress != value {
+                    progress = value
+                    finished.advanced = true
+                }
+            }
+            satisfied = condition.holds(status: answer.status, body: answer.json)
+            nextStart = max(started.advanced(by: every), now)
+        }
+        if satisfied {
+            finished.step = .succeeded
+        } else if failures >= maxFailures {
+            finished.step = .failed("\(failures) polls in a row failed; the last: \(finished.failure ?? "unknown")")
+        } else if let maxPolls, polls >= maxPolls {
+            finished.step = .timedOut("the condition did not hold within \(maxPolls) polls")
+        }
+        return finished
+    }
+
+    /// Starts the next request when it is due and the time limit has not run out; returns its attempt number.
+    mutating func startIfDue(at now: Instant, timeout: Int64) -> UInt32? {
+        guard !inFlight, nextStart <= now, deadline.map({ $0 > now }) ?? true else { return nil }
+        attempts += 1
+        lastStart = now
+        requestDeadline = now.advanced(by: timeout)
+        return attempts
     }
 }

@@ -1,44 +1,24 @@
 import ReqdProtocol
 
+/// How jobs come and go: admitted, made live, ended, forgotten. Ending a job touches every part,
+/// always in the same order: the job table, the timer heap and the wire, the dedupe index and the
+/// network hold, the watchers and waiters, then the store.
 extension Scheduler {
-    /// Validates a key or scope: not empty, not too long, no control characters.
-    func validateName(_ field: String, _ value: String) throws(SchedulerError) {
-        guard !value.isEmpty else { throw SchedulerError(.badField, "'\(field)' must not be empty") }
-        guard value.utf8.count <= configuration.maxNameBytes else {
-            throw SchedulerError(.badField, "'\(field)' is longer than \(configuration.maxNameBytes) bytes")
-        }
-        guard !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw SchedulerError(.badField, "'\(field)' must not contain control characters")
-        }
-    }
-
-    /// Validates what every registration may carry: its key, its scope, and whether it is bound to
-    /// its connection. A bound job is never stored (a restart closes every connection), so binding
-    /// a job that asks to be durable is a conflict.
-    func validateRegistration(key: String?, scope: String?, ephemeral: Bool?, bindConnection: Bool?) throws(SchedulerError) {
-        if let key { try validateName("key", key) }
-        if let scope { try validateName("scope", scope) }
-        if bindConnection == true, ephemeral == false {
-            throw SchedulerError(
-                .conflictingFields, "a job bound to its connection is never stored; drop 'ephemeral: false' or 'bind_connection'")
-        }
-    }
-
     /// Refuses new work when the daemon is stopping or full.
     func checkCapacity() throws(SchedulerError) {
         if shuttingDown { throw SchedulerError(.shuttingDown, "the daemon is stopping") }
-        guard activeJobCount + stagedCount < configuration.maxActiveJobs else {
+        guard table.liveJobs + commits.stagedCount < configuration.maxActiveJobs else {
             throw SchedulerError(.tooManyJobs, "the daemon already holds \(configuration.maxActiveJobs) jobs")
         }
     }
 
-    /// A new active job with a fresh id of its kind, owned by the caller; bound to `bindTo` when given.
+    /// A new active job with a fresh id of its kind, owned by `owner`; bound to `bindTo` when given.
     mutating func newJob(
         owner: UInt32, key: String?, scope: String?, ephemeral: Bool?, bindTo: ConnectionID? = nil, work: Job.Work,
         at now: ClockReading
     ) -> Job {
         var id = random.jobID(kind: work.kind)
-        while jobs[id] != nil || staged[id] != nil { id = random.jobID(kind: work.kind) }
+        while table[id] != nil || commits.isStaged(id) { id = random.jobID(kind: work.kind) }
         return Job(
             id: id, owner: owner, key: key, scope: scope, durable: !(ephemeral ?? false) && bindTo == nil, boundTo: bindTo,
             createdAt: now.wall, state: .active, endedAt: nil, reason: nil, replacedBy: nil, work: work)
@@ -49,173 +29,146 @@ extension Scheduler {
         _ job: Job, connection: ConnectionID, requestID: RequestID, follow: Bool, at now: ClockReading,
         into effects: inout [SchedulerEffect]
     ) -> Result<ReplyBody, SchedulerError>? {
-        let follower = follow ? Recipient(connection: connection, watch: requestID) : nil
         guard job.durable else {
+            let follower = follow ? Recipient(connection: connection, watch: requestID) : nil
             return .success(activate(job, follower: follower, at: now, into: &effects))
         }
         stage(job, .registration(job, connection, requestID, follow: follow), at: now, into: &effects)
         return nil
     }
 
-    /// Writes a durable job and holds it until the store has committed it; `pending` says what then.
-    mutating func stage(_ job: Job, _ pending: PendingCommit, at now: ClockReading, into effects: inout [SchedulerEffect]) {
-        let token = nextCommitToken()
-        pendingCommits[token] = pending
-        staged[job.id] = job
-        effects.append(.persist(.insert(record(of: job, at: now))))
+    /// Writes a durable job and holds it until the store has committed it; `then` says what follows.
+    mutating func stage(_ job: Job, _ then: PendingCommit, at now: ClockReading, into effects: inout [SchedulerEffect]) {
+        let token = commits.stage(job, then)
+        effects.append(.persist(.insert(JobRecord(job, at: now))))
         effects.append(.commitBarrier(token))
     }
 
-    /// Makes a job live: it replaces the active job with its key, joins the indexes and the timer heap.
-    /// `follower`, when given, receives its events from the first one on.
+    /// Makes a job live: it replaces the active job with its key, joins the table, and its machine
+    /// starts. `follower`, when given, receives its events from the first one on.
     mutating func activate(
         _ job: Job, follower: Recipient?, at now: ClockReading, into effects: inout [SchedulerEffect]
     ) -> ReplyBody {
         var replaced: JobID?
-        if let key = job.key, let previous = activeByKey[OwnedKey(owner: job.owner, key: key)], let old = jobs[previous] {
+        if let key = job.key, let previous = table.holder(ofKey: key, owner: job.owner) {
             replaced = previous
-            finish(old, as: .cancelled, reason: .superseded, replacedBy: job.id, at: now, into: &effects)
+            finish(previous, as: .cancelled, reason: .superseded, replacedBy: job.id, at: now, into: &effects)
         }
-        jobs[job.id] = job
-        if let key = job.key { activeByKey[OwnedKey(owner: job.owner, key: key)] = job.id }
-        if let scope = job.scope { activeByScope[scope, default: []].insert(job.id) }
-        if let connection = job.boundTo { connections[connection]?.boundJobs.insert(job.id) }
-        adjustCount(owner: job.owner, kind: job.kind, state: .active, by: 1)
-        var registered = makeEvent(.registered, job, at: now)
+        table.insert(job.header)
+        store(job.work, for: job.id)
+        if let connection = job.boundTo { subscriptions.bind(job.id, to: connection) }
+        var registered = JobEvent(.registered, of: job, at: now)
         registered.remainingMs = job.countdown.map { Instant.roundedMilliseconds($0.deadline.nanoseconds(since: now.instant)) }
-        effects.append(.deliver(registered, to: recipients(of: job)))
-        if let follower, connections[follower.connection] != nil {
-            addJobWatcher(job.id, connection: follower.connection, tag: follower.watch)
+        effects.append(.deliver(registered, to: subscriptions.recipients(of: job.header)))
+        if let follower {
+            subscriptions.watch(job: job.id, connection: follower.connection, tag: follower.watch)
         }
-        schedule(job, at: now, startIfDue: true, into: &effects)
-        return .registered(RegisterResult(job: info(jobs[job.id] ?? job, at: now), replaced: replaced?.rawValue))
+        advance(job.id, at: now, into: &effects)
+        return .registered(RegisterResult(job: JobInfo(self.job(job.id) ?? job, at: now), replaced: replaced?.rawValue))
     }
 
-    /// Ends a job: records how, tells its watchers and waiters, persists it and starts its retention.
+    /// A job's machine decided it ended: its report, if any, starts as a job of its own once the
+    /// end is recorded, so it exists exactly when the end does.
+    mutating func ended(_ id: JobID, _ end: JobEnd, at now: ClockReading, into effects: inout [SchedulerEffect]) {
+        table.update(id, result: nil, error: end.error)
+        var spawned: Job?
+        if var report = end.report, let parent = table[id] {
+            if let body = reportBody(of: id, state: end.state) { report.request.body = body }
+            let job = spawnedJob(report, of: parent, at: now)
+            countdowns[id]?.spawned = job.id
+            groups[id]?.spawned = job.id
+            spawned = job
+        }
+        finish(id, as: end.state, reason: nil, replacedBy: nil, at: now, into: &effects)
+        if let spawned { start(spawned, at: now, into: &effects) }
+    }
+
+    /// The JSON body of a report that says how a job ended: the outcome of a request job, the
+    /// result of a group. Nil for a countdown, whose `on_expire` request is sent as it was given.
+    private func reportBody(of id: JobID, state: JobState) -> [UInt8]? {
+        guard let job = job(id) else { return nil }
+        switch job.kind {
+        case .countdown, .poll: return nil
+        case .request: return Delivery.report(of: job, state: state).map(JSONBody.encode)
+        case .group: return Group.report(of: job, state: state).map(JSONBody.encode)
+        }
+    }
+
+    /// The request job another job's end starts (a countdown's `on_expire`, a group's
+    /// `on_complete`, a request's `on_success` or `on_failure`): owned by the same uid, in the same
+    /// scope, as durable as its parent.
+    mutating func spawnedJob(_ template: Delivery, of parent: JobHeader, at now: ClockReading) -> Job {
+        var delivery = template
+        delivery.parent = parent.id
+        delivery.nextAttempt = now.instant
+        var job = newJob(owner: parent.owner, key: nil, scope: parent.scope, ephemeral: !parent.durable, work: .request(delivery), at: now)
+        job.addIdempotencyKey()
+        return job
+    }
+
+    /// Starts a spawned job. A durable one is written in the same transaction as its parent's end,
+    /// which the caller has just persisted, and sent once that commit is done.
+    mutating func start(_ spawned: Job, at now: ClockReading, into effects: inout [SchedulerEffect]) {
+        if spawned.durable {
+            stage(spawned, .spawn(spawned), at: now, into: &effects)
+        } else {
+            _ = activate(spawned, follower: nil, at: now, into: &effects)
+        }
+    }
+
+    /// Ends an active job: records how, aborts its requests, tells its watchers and waiters,
+    /// persists it and starts its retention (a dead letter's ends through the timer).
     mutating func finish(
-        _ job: Job, as state: JobState, reason: CancelReason?, replacedBy: JobID?, at now: ClockReading,
+        _ id: JobID, as state: JobState, reason: CancelReason?, replacedBy: JobID?, at now: ClockReading,
         into effects: inout [SchedulerEffect]
     ) {
-        var ended = job
-        ended.state = state
-        ended.reason = reason
-        ended.replacedBy = replacedBy
-        ended.endedAt = now.wall
-        jobs[job.id] = ended
-        timers.remove(.job(job.id))
-        for attempt in job.onWire {
-            effects.append(.abort(job.id, attempt: attempt))
+        guard let header = table[id], header.isActive else { return }
+        let aborted = onWire(id, kind: header.kind)
+        table.end(id, as: state, reason: reason, replacedBy: replacedBy, at: now.wall)
+        timers.remove(.job(id))
+        for attempt in aborted {
+            effects.append(.abort(id, attempt: attempt))
         }
-        if state == .cancelled { forgetDedupe(job.id) }
-        if job.kind == .request { forgetHold(job) }
-        if let connection = job.boundTo { connections[connection]?.boundJobs.remove(job.id) }
-        if let key = job.key, activeByKey[OwnedKey(owner: job.owner, key: key)] == job.id {
-            activeByKey[OwnedKey(owner: job.owner, key: key)] = nil
-        }
-        if let scope = job.scope {
-            activeByScope[scope]?.remove(job.id)
-            if activeByScope[scope]?.isEmpty == true { activeByScope[scope] = nil }
-        }
-        adjustCount(owner: job.owner, kind: job.kind, state: .active, by: -1)
-        adjustCount(owner: job.owner, kind: job.kind, state: state, by: 1)
-
-        var event = makeEvent(JobEventType(ending: state) ?? .cancelled, ended, at: now)
+        if state == .cancelled { forgetDedupe(id) }
+        if header.kind == .request { forgetHold(id) }
+        guard let ended = job(id) else { return }
+        var event = JobEvent(JobEventType(ending: state) ?? .cancelled, of: ended, at: now)
         if ended.kind == .group, state != .cancelled {
             // A group completes once, with `completed`; a cancelled one never does.
             event.type = .completed
             event.state = state
         }
-        event.lateByMs = ended.countdown?.lateBy.map { Double($0) / 1e6 }
-        event.spawned = (ended.countdown?.spawned ?? ended.group?.spawned)?.rawValue
         event.error = ended.error
         event.status = ended.result?.status
-        effects.append(.deliver(event, to: recipients(of: ended)))
-        endJobWatches(job.id)
-        if let waiting = waiters.removeValue(forKey: job.id) {
-            let view = info(ended, at: now)
-            for (connection, requestID) in waiting {
-                connections[connection]?.waits[job.id] = nil
-                effects.append(.reply(connection, requestID, .success(.job(JobResult(job: view)))))
+        effects.append(.deliver(event, to: subscriptions.recipients(of: ended.header)))
+        let waiting = subscriptions.jobEnded(ended.header)
+        if !waiting.isEmpty {
+            let view = JobInfo(ended, at: now)
+            for (connection, request) in waiting {
+                effects.append(.reply(connection, request, .success(.job(JobResult(job: view)))))
             }
         }
         if ended.durable {
-            effects.append(.persist(.update(record(of: ended, at: now))))
+            effects.append(.persist(.update(JobRecord(ended, at: now))))
         }
         if state == .dead {
             // Dead letters are kept longer, and leave through the one timer.
-            timers.set(.job(job.id), priority: now.instant.advanced(by: configuration.deadRetentionNanos))
+            timers.set(.job(id), priority: now.instant.advanced(by: configuration.deadRetentionNanos))
         } else {
-            retain(job.id, endedAt: now.instant, at: now, into: &effects)
+            table.retain(id, endedAt: now.instant)
         }
     }
 
-    /// Cancels what a selector names among the caller's active jobs.
-    mutating func cancel(
-        _ selector: JobSelector, peer: Peer, connection: ConnectionID, requestID: RequestID, at now: ClockReading,
-        into effects: inout [SchedulerEffect]
-    ) -> Result<ReplyBody, SchedulerError>? {
-        let targets: [JobID]
-        switch resolve(selector, peer: peer) {
-        case .failure(let error): return .failure(error)
-        case .success(let ids): targets = ids.filter { jobs[$0]?.state == .active }
-        }
-        var touchedDisk = false
-        for id in targets {
-            guard let job = jobs[id] else { continue }
-            touchedDisk = touchedDisk || job.durable
-            finish(job, as: .cancelled, reason: .requested, replacedBy: nil, at: now, into: &effects)
-        }
-        let result = Result<ReplyBody, SchedulerError>.success(.cancelled(CancelResult(cancelled: targets.map(\.rawValue))))
-        guard touchedDisk else { return result }
-        let token = nextCommitToken()
-        pendingCommits[token] = .reply(connection, requestID, result)
-        effects.append(.commitBarrier(token))
-        return nil
+    /// Removes an ended job from memory and from the store.
+    mutating func forget(_ id: JobID, into effects: inout [SchedulerEffect]) {
+        guard let header = table.remove(id) else { return }
+        removeMachine(id, kind: header.kind)
+        timers.remove(.job(id))
+        if header.durable { effects.append(.persist(.delete(id.rawValue))) }
     }
 
-    /// The job ids a selector names for this caller: exactly one of job, key or scope.
-    func resolve(_ selector: JobSelector, peer: Peer) -> Result<[JobID], SchedulerError> {
-        let given = [selector.job != nil, selector.key != nil, selector.scope != nil].filter { $0 }.count
-        guard given == 1 else {
-            return .failure(
-                SchedulerError(
-                    given == 0 ? .missingField : .conflictingFields, "give exactly one of 'job', 'key' or 'scope'"))
-        }
-        if let raw = selector.job {
-            guard let job = jobs[JobID(raw)], peer.mayAccess(ownerUID: job.owner) else {
-                return .failure(SchedulerError(.unknownJob, "no job '\(raw)'"))
-            }
-            return .success([job.id])
-        }
-        if let key = selector.key {
-            guard let id = activeByKey[OwnedKey(owner: peer.uid, key: key)] else {
-                return .failure(SchedulerError(.unknownJob, "no active job with key '\(key)'"))
-            }
-            return .success([id])
-        }
-        let scope = selector.scope ?? ""
-        let ids = (activeByScope[scope] ?? []).filter { id in jobs[id].map { peer.mayAccess(ownerUID: $0.owner) } ?? false }
-        return .success(ids.sorted())
-    }
-
-    /// A job event with the job's identity filled in.
-    func makeEvent(_ type: JobEventType, _ job: Job, at now: ClockReading) -> JobEvent {
-        var event = JobEvent(
-            type: type, job: job.id.rawValue, kind: job.kind, key: job.key, scope: job.scope, owner: job.owner,
-            at: now.wall, reason: job.reason, replacedBy: job.replacedBy?.rawValue)
-        if let poll = job.poll {
-            event.polls = poll.polls
-            event.failures = poll.failures
-            event.progress = poll.progress
-        }
-        if let delivery = job.delivery {
-            event.attempt = Int(delivery.attempts)
-        }
-        if let group = job.group {
-            event.done = group.done
-            event.total = group.members.count
-            event.failures = group.failures
-        }
-        return event
+    /// Forgets a job's dedupe fingerprint and the end of its window.
+    mutating func forgetDedupe(_ id: JobID) {
+        if dedupe.forget(id) { timers.remove(.dedupe(id)) }
     }
 }

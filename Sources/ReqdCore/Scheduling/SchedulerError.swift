@@ -1,22 +1,16 @@
-/// Why the scheduler refused a request. The daemon maps `code` to a wire code in one place.
+import ReqdProtocol
+
+/// Why the scheduler refused a request: a wire error code and a message for people.
+///
+/// ReqdCore speaks the wire's vocabulary (its replies and events are `ReqdProtocol` types), so a
+/// refusal carries its `ErrorCode` directly; there is no second list of codes to keep in step.
+/// The daemon turns it into a reply's `WireError` in one place, `WireErrorMapping`.
 public struct SchedulerError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What kind of refusal this is.
-    public enum Code: Sendable, Hashable {
-        case badField
-        case missingField
-        case conflictingFields
-        case badDuration
-        case badURL
-        case badCondition
-        case unknownJob
-        case unsupportedProtocol
-        case tooManyJobs
-        case storageUnavailable
-        case shuttingDown
-    }
+    /// The stable wire code.
+    public typealias Code = ErrorCode
 
     public var code: Code
-    /// For people; names fields and values the client sent, never secrets.
+    /// For people; names fields and values the client sent, never secrets such as header values or bodies.
     public var message: String
     /// For `badCondition`: the 1-based column where the problem starts.
     public var column: Int?

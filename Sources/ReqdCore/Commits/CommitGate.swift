@@ -1,0 +1,45 @@
+/// What waits for the store: durable jobs written but not yet committed, and the work each
+/// commit releases.
+///
+/// A durable job is never acknowledged before it is on disk. The scheduler stages it here with a
+/// barrier token; when the store reports that token committed, the gate hands back what to do.
+/// Staged jobs are not live yet, but their ids are taken and `status` can already see them.
+struct CommitGate: Sendable {
+    private var pending: [CommitToken: PendingCommit] = [:]
+    private var nextToken: UInt64 = 1
+    private var staged: [JobID: Job] = [:]
+
+    /// Durable jobs written and not yet committed.
+    var stagedCount: Int { staged.count }
+
+    /// A staged job by id.
+    func staged(_ id: JobID) -> Job? { staged[id] }
+
+    /// Whether an id is taken by a staged job.
+    func isStaged(_ id: JobID) -> Bool { staged[id] != nil }
+
+    /// Holds `job` until the store has it; returns the token of the barrier that closes its batch.
+    mutating func stage(_ job: Job, _ then: PendingCommit) -> CommitToken {
+        staged[job.id] = job
+        return barrier(then)
+    }
+
+    /// Returns the token of a barrier whose commit releases `then`.
+    mutating func barrier(_ then: PendingCommit) -> CommitToken {
+        let token = CommitToken(nextToken)
+        nextToken += 1
+        pending[token] = then
+        return token
+    }
+
+    /// The store committed (or failed) the batch `token` closed: what it releases, its staged job
+    /// no longer staged. Nil for a token already completed.
+    mutating func complete(_ token: CommitToken) -> PendingCommit? {
+        guard let then = pending.removeValue(forKey: token) else { return nil }
+        switch then {
+        case .registration(let job, _, _, _), .spawn(let job): staged[job.id] = nil
+        case .reply, .duplicate: break
+        }
+        return then
+    }
+}

@@ -1,0 +1,20 @@
+/// A request for the executor to start.
+public struct HTTPSend: Sendable, Hashable {
+    /// The job the request belongs to.
+    public var job: JobID
+    /// Which of the job's requests this is; completions name it, so a stale one is recognised.
+    public var attempt: UInt32
+    public var request: HTTPRequestSpec
+    /// Whether to parse the body as JSON before reporting it.
+    public var parseJSON: Bool
+    /// Whether to report the response headers; poll jobs do not need them, request jobs keep them.
+    public var keepHeaders: Bool
+
+    public init(job: JobID, attempt: UInt32, request: HTTPRequestSpec, parseJSON: Bool, keepHeaders: Bool = false) {
+        self.job = job
+        self.attempt = attempt
+        self.request = request
+        self.parseJSON = parseJSON
+        self.keepHeaders = keepHeaders
+    }
+}

@@ -1,0 +1,11 @@
+/// A client connection as the scheduler knows it.
+public struct ConnectionID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    public var rawValue: UInt64
+
+    /// Wraps a raw value.
+    public init(_ rawValue: UInt64) { self.rawValue = rawValue }
+
+    public static func < (lhs: ConnectionID, rhs: ConnectionID) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    public var description: String { "conn-\(rawValue)" }
+}

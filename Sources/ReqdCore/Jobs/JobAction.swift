@@ -1,0 +1,100 @@
+import ReqdProtocol
+
+/// What a job's state machine asks of the scheduler after an event: one vocabulary for every kind.
+///
+/// A machine knows only its own kind's state. It says which requests to start or abort, when it
+/// next needs the timer, what its watchers should hear, what the store should learn and whether
+/// the job has ended; the scheduler, which knows the job's identity, its watchers and the other
+/// parts, turns that into `SchedulerEffect`s in one place (`Scheduler.perform(_:for:at:into:)`).
+struct JobAction: Sendable {
+    /// A request to start or to abort, in order: an abort before the send that replaces it.
+    enum WireOp: Sendable, Hashable {
+        case send(HTTPSend)
+        case abort(attempt: UInt32)
+    }
+
+    /// How the job's entry in the timer heap changes.
+    enum DeadlineChange: Sendable, Hashable {
+        case keep
+        case set(Instant)
+        case clear
+    }
+
+    /// What the store learns of a durable job that goes on.
+    enum Persist: Sendable, Hashable {
+        /// The whole row.
+        case record
+        /// A poll's counters only.
+        case pollCounters
+        /// How one group member ended.
+        case member(Int)
+    }
+
+    /// What the job's target showed about the network.
+    enum Network: Sendable, Hashable {
+        /// The target could not be reached; the job is held.
+        case unreachable(String)
+        /// The target answered (or failed in a way that proves a route).
+        case reachable
+    }
+
+    var wire: [WireOp] = []
+    var deadline: DeadlineChange = .keep
+    var notes: [JobNote] = []
+    var persist: [Persist] = []
+    var network: Network?
+    /// The latest answer worth keeping in the job's header, for `status`.
+    var result: HTTPResult?
+    var debug: [String] = []
+    /// Set when the job ended; the scheduler retires it.
+    var end: JobEnd?
+
+    /// Nothing to do.
+    static let none = JobAction()
+}
+
+/// An event for a job's watchers, before the scheduler fills in who the job is.
+struct JobNote: Sendable, Hashable {
+    var type: JobEventType
+    var remainingMs: Int64?
+    var status: Int?
+    var error: String?
+    var member: Int?
+    var memberState: MemberState?
+
+    init(
+        _ type: JobEventType, remainingMs: Int64? = nil, status: Int? = nil, error: String? = nil, member: Int? = nil,
+        memberState: MemberState? = nil
+    ) {
+        self.type = type
+        self.remainingMs = remainingMs
+        self.status = status
+        self.error = error
+        self.member = member
+        self.memberState = memberState
+    }
+
+    /// Writes the note's details into an event of the job.
+    func fill(_ event: inout JobEvent) {
+        event.remainingMs = remainingMs ?? event.remainingMs
+        event.status = status ?? event.status
+        event.error = error ?? event.error
+        event.member = member
+        event.memberState = memberState
+    }
+}
+
+/// How a job ended, as its machine decided.
+struct JobEnd: Sendable {
+    var state: JobState
+    var error: String?
+    /// A request to send as a job of its own once the end is recorded (`on_expire`,
+    /// `on_success`, `on_failure`, `on_complete`), its body already written.
+    var report: Delivery?
+
+    init(_ state: JobState, error: String? = nil, report: Delivery? = nil) {
+        self.state = state
+        self.error = error
+        self.report = report
+    }
+}

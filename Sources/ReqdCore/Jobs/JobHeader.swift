@@ -1,0 +1,86 @@
+import ReqdProtocol
+
+/// What every job has, whatever its kind: identity, ownership, state and how it ended.
+///
+/// `JobTable` keeps one per job; the kind's own state machine lives in a table of its kind. A
+/// daemon holds up to millions of headers in one dictionary whose slots are as wide as the value,
+/// so what only an ended job has lives in one box.
+public struct JobHeader: Sendable {
+    public let id: JobID
+    /// The (owner, key) pair is unique among active jobs: a new job with the same key replaces the old.
+    public var key: String?
+    public var scope: String?
+    public let createdAt: WallTime
+    /// The connection the job is bound to: when it closes, the job is cancelled. Never stored.
+    public var boundTo: ConnectionID?
+    public var state: JobState
+    public let kind: JobKind
+    /// Whether the job is in the store.
+    public let durable: Bool
+    public var reason: CancelReason?
+    /// The uid that registered the job; only it and root can see or cancel it.
+    public let owner: UInt32
+    private var ending: Box<Ending>?
+
+    /// What only an ended job has.
+    struct Ending: Sendable, Hashable {
+        var endedAt: WallTime?
+        var replacedBy: JobID?
+        var result: HTTPResult?
+        var error: String?
+    }
+
+    public init(
+        id: JobID, kind: JobKind, owner: UInt32, key: String?, scope: String?, durable: Bool, boundTo: ConnectionID? = nil,
+        createdAt: WallTime, state: JobState, endedAt: WallTime? = nil, reason: CancelReason? = nil,
+        replacedBy: JobID? = nil, result: HTTPResult? = nil, error: String? = nil
+    ) {
+        self.id = id
+        self.kind = kind
+        self.key = key
+        self.scope = scope
+        self.createdAt = createdAt
+        self.boundTo = boundTo
+        self.owner = owner
+        self.state = state
+        self.durable = durable
+        self.reason = reason
+        self.endedAt = endedAt
+        self.replacedBy = replacedBy
+        self.result = result
+        self.error = error
+    }
+
+    /// When the job ended, on the wall clock.
+    public var endedAt: WallTime? {
+        get { ending?.value.endedAt }
+        set { updateEnding { $0.endedAt = newValue } }
+    }
+
+    /// The job that replaced this one by taking its key.
+    public var replacedBy: JobID? {
+        get { ending?.value.replacedBy }
+        set { updateEnding { $0.replacedBy = newValue } }
+    }
+
+    /// The answer that ended the job, when one did.
+    public var result: HTTPResult? {
+        get { ending?.value.result }
+        set { updateEnding { $0.result = newValue } }
+    }
+
+    /// Why the job failed or timed out, in words.
+    public var error: String? {
+        get { ending?.value.error }
+        set { updateEnding { $0.error = newValue } }
+    }
+
+    private mutating func updateEnding(_ change: (inout Ending) -> Void) {
+        var value = ending?.value ?? Ending()
+        change(&value)
+        ending = value == Ending() ? nil : Box(value)
+    }
+
+    /// Whether the job has not ended.
+    public var isActive: Bool { state == .active }
+}

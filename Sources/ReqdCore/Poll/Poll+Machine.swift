@@ -1,0 +1,59 @@
+import ReqdProtocol
+
+/// A poll job's events, in the vocabulary every kind shares.
+extension Poll {
+    /// Starts the next request when it is due, and plans the poll's next need for the timer.
+    mutating func advance(_ id: JobID, at now: Instant, configuration: SchedulerConfiguration) -> JobAction {
+        var action = JobAction()
+        if let attempt = startIfDue(at: now, timeout: configuration.requestTimeoutNanos) {
+            action.wire = [.send(HTTPSend(job: id, attempt: attempt, request: request, parseJSON: wantsJSON))]
+        }
+        action.deadline = nextFire.map { .set($0) } ?? .clear
+        return action
+    }
+
+    /// Handles the poll's timer: the end of its time limit, or an unanswered request.
+    mutating func timerFired(_ id: JobID, at now: ClockReading, configuration: SchedulerConfiguration) -> JobAction {
+        if let deadline, deadline <= now.instant {
+            return JobAction(end: JobEnd(.timedOut, error: "the time limit of \(DurationText.format(nanoseconds: timeout ?? 0)) ran out"))
+        }
+        guard inFlight, let requestDeadline, requestDeadline <= now.instant else { return .none }
+        let waited = DurationText.format(nanoseconds: configuration.requestTimeoutNanos)
+        var action = answered(.failure("no answer within \(waited)"), at: now, configuration: configuration)
+        action.wire.insert(.abort(attempt: attempts), at: 0)
+        return action
+    }
+
+    /// Handles the end of the poll's request; nil when it is not the request out now.
+    mutating func httpFinished(
+        attempt: UInt32, _ outcome: HTTPOutcome, at now: ClockReading, configuration: SchedulerConfiguration
+    ) -> JobAction? {
+        guard inFlight, attempts == attempt else { return nil }
+        return answered(outcome, at: now, configuration: configuration)
+    }
+
+    /// Counts an answer, reports progress, and ends the job or keeps it going.
+    private mutating func answered(_ outcome: HTTPOutcome, at now: ClockReading, configuration: SchedulerConfiguration) -> JobAction {
+        let finished = finish(outcome, at: now.instant, maxBackoff: configuration.maxPollBackoffNanos)
+        var action = JobAction()
+        if let stale = finished.staleProgress {
+            action.debug.append("dropped stale progress \(stale) (already at \(progress ?? 0))")
+        }
+        action.notes = [JobNote(finished.advanced ? .progress : .polled, status: finished.answer?.status, error: finished.failure)]
+        let result = finished.answer.map { $0.kept(configuration.resultBodyBytes) }
+        switch finished.step {
+        case .next:
+            action.persist = [.pollCounters]
+        case .succeeded:
+            action.result = result
+            action.end = JobEnd(.succeeded)
+        case .failed(let why):
+            action.result = result
+            action.end = JobEnd(.failed, error: why)
+        case .timedOut(let why):
+            action.result = result
+            action.end = JobEnd(.timedOut, error: why)
+        }
+        return action
+    }
+}

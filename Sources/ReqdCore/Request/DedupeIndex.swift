@@ -1,0 +1,28 @@
+/// Recent `submit`s by fingerprint, each until its window ends, and the other way round.
+///
+/// The window's end is an entry in the scheduler's timer heap (`.dedupe(job)`), not a sweeper.
+struct DedupeIndex: Sendable {
+    private var jobs: [DedupeKey: JobID] = [:]
+    private var keys: [JobID: DedupeKey] = [:]
+
+    /// Whether nothing is remembered.
+    var isEmpty: Bool { jobs.isEmpty && keys.isEmpty }
+
+    /// The job an identical request made inside its window.
+    func job(for key: DedupeKey) -> JobID? { jobs[key] }
+
+    /// Remembers the job a fingerprint made.
+    mutating func remember(_ key: DedupeKey, job: JobID) {
+        jobs[key] = job
+        keys[job] = key
+    }
+
+    /// Forgets a job's fingerprint: its window ended, it was cancelled, or it was never stored.
+    /// Returns whether there was one.
+    @discardableResult
+    mutating func forget(_ job: JobID) -> Bool {
+        guard let key = keys.removeValue(forKey: job) else { return false }
+        if jobs[key] == job { jobs[key] = nil }
+        return true
+    }
+}

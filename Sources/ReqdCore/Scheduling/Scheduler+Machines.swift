@@ -1,0 +1,178 @@
+import ReqdProtocol
+
+/// Routing events to each kind's state machine, and turning what the machines ask for into effects.
+///
+/// Every machine is changed in place in its kind's table (`polls[id]?.timerFired(…)`): the
+/// dictionary yields the value to the mutation, so a group of a thousand members is never copied.
+extension Scheduler {
+    /// Lets a job's machine start what is due, and plans its next need for the timer.
+    mutating func advance(_ id: JobID, at now: ClockReading, into effects: inout [SchedulerEffect]) {
+        guard let header = table[id], header.isActive else { return }
+        let action: JobAction?
+        switch header.kind {
+        case .countdown:
+            let watched = subscriptions.isWatched(header)
+            action = countdowns[id]?.advance(at: now.instant, watched: watched)
+        case .poll:
+            action = polls[id]?.advance(id, at: now.instant, configuration: configuration)
+        case .request:
+            let holdReason = network.isEmpty ? nil : deliveries[id].flatMap { network.holdReason($0.origin, except: id) }
+            action = deliveries[id]?.advance(
+                id, at: now.instant, holdReason: holdReason, timeout: configuration.requestTimeoutNanos)
+        case .group:
+            action = groups[id]?.advance(id, at: now.instant, timeout: configuration.requestTimeoutNanos)
+        }
+        if let action { perform(action, for: id, at: now, into: &effects) }
+    }
+
+    /// A job's entry in the timer heap came due.
+    mutating func jobTimerFired(_ id: JobID, at now: ClockReading, into effects: inout [SchedulerEffect]) {
+        guard let header = table[id] else { return }
+        if header.state == .dead {
+            // A dead letter's retention ended.
+            forget(id, into: &effects)
+            return
+        }
+        guard header.isActive else { return }
+        let action: JobAction?
+        switch header.kind {
+        case .countdown:
+            let watched = subscriptions.isWatched(header)
+            action = countdowns[id]?.timerFired(at: now, watched: watched)
+        case .poll:
+            action = polls[id]?.timerFired(id, at: now, configuration: configuration)
+        case .request:
+            action = deliveries[id]?.timerFired(at: now, random: &random, configuration: configuration)
+        case .group:
+            action = groups[id]?.timerFired(at: now, random: &random, configuration: configuration)
+        }
+        guard let action else { return }
+        perform(action, for: id, at: now, into: &effects)
+        advance(id, at: now, into: &effects)
+    }
+
+    /// A request the scheduler asked for ended; a stale or unknown one changes nothing.
+    mutating func httpFinished(
+        _ id: JobID, attempt: UInt32, _ outcome: HTTPOutcome, at now: ClockReading, into effects: inout [SchedulerEffect]
+    ) {
+        guard let header = table[id] else { return }
+        // Drawn before anything else, even for a group that has ended, so ids and jitter repeat
+        // from the seed whatever the answers were.
+        let jitter = header.kind == .group ? random.unit() : 0
+        guard header.isActive else { return }
+        let action: JobAction?
+        switch header.kind {
+        case .countdown:
+            action = nil
+        case .poll:
+            action = polls[id]?.httpFinished(attempt: attempt, outcome, at: now, configuration: configuration)
+        case .request:
+            action = deliveries[id]?.httpFinished(attempt: attempt, outcome, at: now, random: &random, configuration: configuration)
+        case .group:
+            action = groups[id]?.httpFinished(request: attempt, outcome, at: now, jitter: jitter, configuration: configuration)
+        }
+        guard let action else { return }
+        perform(action, for: id, at: now, into: &effects)
+        advance(id, at: now, into: &effects)
+    }
+
+    /// Carries out what a job's machine asked for: the one place a `JobAction` becomes effects.
+    ///
+    /// Order matters and is fixed: requests on the wire, the timer entry, the header's latest
+    /// answer, the network hold, the watchers' events, the store, and last the end of the job.
+    mutating func perform(_ action: JobAction, for id: JobID, at now: ClockReading, into effects: inout [SchedulerEffect]) {
+        for operation in action.wire {
+            switch operation {
+            case .send(let send): effects.append(.send(send))
+            case .abort(let attempt): effects.append(.abort(id, attempt: attempt))
+            }
+        }
+        switch action.deadline {
+        case .keep: break
+        case .set(let instant): timers.set(.job(id), priority: instant)
+        case .clear: timers.remove(.job(id))
+        }
+        if let result = action.result { table.update(id, result: result, error: nil) }
+        switch action.network {
+        case .unreachable(let why): holdTarget(of: id, why: why, at: now, into: &effects)
+        case .reachable: targetReachable(of: id, at: now, into: &effects)
+        case nil: break
+        }
+        for message in action.debug {
+            effects.append(.debug(id, message))
+        }
+        if !action.notes.isEmpty, let header = table[id] {
+            let recipients = subscriptions.recipients(of: header)
+            if !recipients.isEmpty {
+                for note in action.notes {
+                    guard var event = event(note.type, of: id, at: now) else { continue }
+                    note.fill(&event)
+                    effects.append(.deliver(event, to: recipients))
+                }
+            }
+        }
+        if !action.persist.isEmpty, table[id]?.durable == true {
+            for persist in action.persist {
+                switch persist {
+                case .record:
+                    if let job = job(id) { effects.append(.persist(.update(JobRecord(job, at: now)))) }
+                case .pollCounters:
+                    if let poll = polls[id] { effects.append(.persist(.pollCounters(id.rawValue, PollCounters(poll, at: now)))) }
+                case .member(let index):
+                    if let member = groups[id]?.members[index] {
+                        effects.append(.persist(.groupMember(id.rawValue, index: index, MemberRecord(member))))
+                    }
+                }
+            }
+        }
+        if let end = action.end { ended(id, end, at: now, into: &effects) }
+    }
+
+    /// Puts a job's machine in its kind's table.
+    mutating func store(_ work: Job.Work, for id: JobID) {
+        switch work {
+        case .countdown(let countdown): countdowns[id] = countdown
+        case .poll(let poll): polls[id] = poll
+        case .request(let delivery): deliveries[id] = delivery
+        case .group(let group): groups[id] = group
+        }
+    }
+
+    /// Takes a job's machine out of its kind's table.
+    mutating func removeMachine(_ id: JobID, kind: JobKind) {
+        switch kind {
+        case .countdown: countdowns[id] = nil
+        case .poll: polls[id] = nil
+        case .request: deliveries[id] = nil
+        case .group: groups[id] = nil
+        }
+    }
+
+    /// A whole job as one value, assembled from its header and its machine; see `Job`.
+    public func job(_ id: JobID) -> Job? {
+        guard let header = table[id] else { return nil }
+        let work: Job.Work?
+        switch header.kind {
+        case .countdown: work = countdowns[id].map(Job.Work.countdown)
+        case .poll: work = polls[id].map(Job.Work.poll)
+        case .request: work = deliveries[id].map(Job.Work.request)
+        case .group: work = groups[id].map(Job.Work.group)
+        }
+        return work.map { Job(header: header, work: $0) }
+    }
+
+    /// The requests a job has on the wire now, by attempt number, for aborting them.
+    func onWire(_ id: JobID, kind: JobKind) -> [UInt32] {
+        switch kind {
+        case .countdown: []
+        case .poll: polls[id].map { $0.inFlight ? [$0.attempts] : [] } ?? []
+        case .request: deliveries[id].map { $0.inFlight ? [$0.attempts] : [] } ?? []
+        case .group: groups[id]?.onWire ?? []
+        }
+    }
+
+    /// An event of a job, with who the job is and its kind's counters filled in.
+    func event(_ type: JobEventType, of id: JobID, at now: ClockReading) -> JobEvent? {
+        job(id).map { JobEvent(type, of: $0, at: now) }
+    }
+}

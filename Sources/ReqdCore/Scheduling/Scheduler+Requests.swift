@@ -1,0 +1,233 @@
+import ReqdProtocol
+
+/// Routing a client's request to what handles it, and the operations that create or change jobs.
+///
+/// A handler returns its reply, or nil when the reply waits (for a commit, or for a job to end).
+extension Scheduler {
+    mutating func handleRequest(
+        _ request: Request, from connection: ConnectionID, at now: ClockReading, into effects: inout [SchedulerEffect]
+    ) {
+        guard let peer = subscriptions.peer(of: connection) else { return }
+        let outcome: Result<ReplyBody, SchedulerError>?
+        switch request.body {
+        case .hello(let hello):
+            outcome = self.hello(hello, peer: peer)
+        case .registerCountdown(let spec):
+            outcome = register(peer: peer, at: now, connection: connection, requestID: request.id, into: &effects) { limits throws(SchedulerError) in
+                let countdown = try spec.validated(at: now, limits: limits)
+                return Registration(
+                    work: .countdown(countdown), key: spec.key, scope: spec.scope, ephemeral: spec.ephemeral,
+                    bindConnection: spec.bindConnection, follow: spec.follow)
+            }
+        case .registerPoll(let spec):
+            outcome = register(peer: peer, at: now, connection: connection, requestID: request.id, into: &effects) { limits throws(SchedulerError) in
+                let poll = try spec.validated(at: now, limits: limits)
+                return Registration(
+                    work: .poll(poll), key: spec.key, scope: spec.scope, ephemeral: spec.ephemeral,
+                    bindConnection: spec.bindConnection, follow: spec.follow)
+            }
+        case .registerGroup(let spec):
+            outcome = register(peer: peer, at: now, connection: connection, requestID: request.id, into: &effects) { limits throws(SchedulerError) in
+                let group = try spec.validated(at: now, limits: limits)
+                return Registration(
+                    work: .group(group), key: spec.key, scope: spec.scope, ephemeral: spec.ephemeral,
+                    bindConnection: spec.bindConnection, follow: spec.follow)
+            }
+        case .submit(let spec):
+            outcome = submit(spec, peer: peer, connection: connection, requestID: request.id, at: now, into: &effects)
+        case .retry(let retry):
+            outcome = self.retry(retry, peer: peer, connection: connection, requestID: request.id, at: now, into: &effects)
+        case .cancel(let selector):
+            outcome = cancel(selector, peer: peer, connection: connection, requestID: request.id, at: now, into: &effects)
+        case .status(let status):
+            outcome = self.status(status, peer: peer, at: now)
+        case .list(let filter):
+            outcome = list(filter, peer: peer, at: now)
+        case .watch(let selector):
+            outcome = watch(selector, peer: peer, connection: connection, tag: request.id, at: now, into: &effects)
+        case .unwatch(let unwatch):
+            outcome = .success(.unwatched(UnwatchResult(removed: subscriptions.unwatch(connection: connection, tag: unwatch.watch))))
+        case .wait(let wait):
+            outcome = self.wait(wait, peer: peer, connection: connection, requestID: request.id, at: now)
+        }
+        if let outcome {
+            effects.append(.reply(connection, request.id, outcome))
+        }
+    }
+
+    private func hello(_ hello: HelloRequest, peer: Peer) -> Result<ReplyBody, SchedulerError> {
+        guard hello.protocolVersion == ProtocolInfo.version else {
+            return .failure(
+                SchedulerError(
+                    .unsupportedProtocol, "this daemon speaks protocol \(ProtocolInfo.version), not \(hello.protocolVersion)"))
+        }
+        return .success(
+            .hello(
+                HelloResult(
+                    protocolVersion: ProtocolInfo.version, server: "reqd", version: ProtocolInfo.softwareVersion, uid: peer.uid)))
+    }
+
+    /// What a registration asks for, once its kind's spec is validated.
+    struct Registration {
+        var work: Job.Work
+        var key: String?
+        var scope: String?
+        var ephemeral: Bool?
+        var bindConnection: Bool?
+        var follow: Bool?
+    }
+
+    /// Validates a registration of a countdown, a poll or a group and starts it, or stages it
+    /// until the store has it when it is durable.
+    private mutating func register(
+        peer: Peer, at now: ClockReading, connection: ConnectionID, requestID: RequestID, into effects: inout [SchedulerEffect],
+        _ validate: (SchedulerConfiguration) throws(SchedulerError) -> Registration
+    ) -> Result<ReplyBody, SchedulerError>? {
+        let registration: Registration
+        do {
+            registration = try validate(configuration)
+            try checkCapacity()
+        } catch {
+            return .failure(error)
+        }
+        let job = newJob(
+            owner: peer.uid, key: registration.key, scope: registration.scope, ephemeral: registration.ephemeral,
+            bindTo: registration.bindConnection == true ? connection : nil, work: registration.work, at: now)
+        return admit(job, connection: connection, requestID: requestID, follow: registration.follow ?? false, at: now, into: &effects)
+    }
+
+    /// Validates a `submit` and starts its request job, or stages it until the store has it; an
+    /// identical request inside the dedupe window gets the job it made instead.
+    private mutating func submit(
+        _ spec: SubmitSpec, peer: Peer, connection: ConnectionID, requestID: RequestID, at now: ClockReading,
+        into effects: inout [SchedulerEffect]
+    ) -> Result<ReplyBody, SchedulerError>? {
+        let delivery: Delivery
+        let window: Int64
+        do {
+            (delivery, window) = try spec.validated(at: now, limits: configuration)
+        } catch {
+            return .failure(error)
+        }
+        var fingerprint: DedupeKey?
+        if window > 0 {
+            let key = DedupeKey(owner: peer.uid, request: delivery.request, headerNames: spec.dedupeHeaders ?? [])
+            if let existing = dedupe.job(for: key) {
+                if let job = job(existing) {
+                    return .success(duplicateReply(job, connection, requestID, follow: spec.follow ?? false, at: now))
+                }
+                if commits.isStaged(existing) {
+                    let token = commits.barrier(.duplicate(connection, requestID, existing, follow: spec.follow ?? false))
+                    effects.append(.commitBarrier(token))
+                    return nil
+                }
+            }
+            fingerprint = key
+        }
+        do {
+            try checkCapacity()
+        } catch {
+            return .failure(error)
+        }
+        var job = newJob(
+            owner: peer.uid, key: spec.key, scope: spec.scope, ephemeral: spec.ephemeral,
+            bindTo: spec.bindConnection == true ? connection : nil, work: .request(delivery), at: now)
+        job.addIdempotencyKey()
+        if let fingerprint {
+            // The window counts from the first registration; duplicates inside it do not extend it.
+            dedupe.remember(fingerprint, job: job.id)
+            timers.set(.dedupe(job.id), priority: now.instant.advanced(by: window))
+        }
+        return admit(job, connection: connection, requestID: requestID, follow: spec.follow ?? false, at: now, into: &effects)
+    }
+
+    /// The reply to a deduplicated `submit`: the existing job, marked as such. With `follow`, the
+    /// caller also gets that job's events from now on.
+    mutating func duplicateReply(
+        _ job: Job, _ connection: ConnectionID, _ requestID: RequestID, follow: Bool, at now: ClockReading
+    ) -> ReplyBody {
+        if follow, job.state == .active {
+            subscriptions.watch(job: job.id, connection: connection, tag: requestID)
+        }
+        return .registered(RegisterResult(job: JobInfo(job, at: now), replaced: nil, deduplicated: true))
+    }
+
+    /// `retry`: puts a dead (or failed) request job back in the queue with fresh attempts, same id.
+    private mutating func retry(
+        _ request: RetryRequest, peer: Peer, connection: ConnectionID, requestID: RequestID, at now: ClockReading,
+        into effects: inout [SchedulerEffect]
+    ) -> Result<ReplyBody, SchedulerError>? {
+        let id = JobID(request.job)
+        guard let header = table[id], peer.mayAccess(ownerUID: header.owner) else {
+            return .failure(SchedulerError(.unknownJob, "no job '\(request.job)'"))
+        }
+        guard header.kind == .request, header.state == .dead || header.state == .failed else {
+            return .failure(
+                SchedulerError(
+                    .badField,
+                    "only a dead or failed request job can be retried; '\(request.job)' is a \(header.state.rawValue) \(header.kind.rawValue) job"))
+        }
+        do {
+            try checkCapacity()
+        } catch {
+            return .failure(error)
+        }
+        timers.remove(.job(id))
+        table.reactivate(id)
+        deliveries[id]?.retry(at: now.instant)
+        guard let job = job(id) else { return nil }
+        effects.append(.deliver(JobEvent(.registered, of: job, at: now), to: subscriptions.recipients(of: job.header)))
+        advance(id, at: now, into: &effects)
+        let result = Result<ReplyBody, SchedulerError>.success(.job(JobResult(job: JobInfo(job, at: now))))
+        guard job.durable else { return result }
+        effects.append(.persist(.update(JobRecord(job, at: now))))
+        effects.append(.commitBarrier(commits.barrier(.reply(connection, requestID, result))))
+        return nil
+    }
+
+    /// `cancel`: ends what a selector names among the caller's active jobs, aborting their requests.
+    private mutating func cancel(
+        _ selector: JobSelector, peer: Peer, connection: ConnectionID, requestID: RequestID, at now: ClockReading,
+        into effects: inout [SchedulerEffect]
+    ) -> Result<ReplyBody, SchedulerError>? {
+        let targets: [JobID]
+        switch resolve(selector, peer: peer) {
+        case .failure(let error): return .failure(error)
+        case .success(let ids): targets = ids.filter { table[$0]?.isActive == true }
+        }
+        var touchedDisk = false
+        for id in targets {
+            touchedDisk = touchedDisk || table[id]?.durable == true
+            finish(id, as: .cancelled, reason: .requested, replacedBy: nil, at: now, into: &effects)
+        }
+        let result = Result<ReplyBody, SchedulerError>.success(.cancelled(CancelResult(cancelled: targets.map(\.rawValue))))
+        guard touchedDisk else { return result }
+        effects.append(.commitBarrier(commits.barrier(.reply(connection, requestID, result))))
+        return nil
+    }
+
+    /// The job ids a selector names for this caller: exactly one of job, key or scope.
+    func resolve(_ selector: JobSelector, peer: Peer) -> Result<[JobID], SchedulerError> {
+        let given = [selector.job != nil, selector.key != nil, selector.scope != nil].filter { $0 }.count
+        guard given == 1 else {
+            return .failure(
+                SchedulerError(given == 0 ? .missingField : .conflictingFields, "give exactly one of 'job', 'key' or 'scope'"))
+        }
+        if let raw = selector.job {
+            guard let header = table[JobID(raw)], peer.mayAccess(ownerUID: header.owner) else {
+                return .failure(SchedulerError(.unknownJob, "no job '\(raw)'"))
+            }
+            return .success([header.id])
+        }
+        if let key = selector.key {
+            guard let id = table.holder(ofKey: key, owner: peer.uid) else {
+                return .failure(SchedulerError(.unknownJob, "no active job with key '\(key)'"))
+            }
+            return .success([id])
+        }
+        let ids = table.activeJobs(inScope: selector.scope ?? "").filter { id in
+            table[id].map { peer.mayAccess(ownerUID: $0.owner) } ?? false
+        }
+        return .success(ids.sorted())
+    }
+}

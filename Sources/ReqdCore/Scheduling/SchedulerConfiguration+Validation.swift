@@ -1,0 +1,48 @@
+import ReqdProtocol
+
+/// The checks every registration shares, against the configured limits.
+extension SchedulerConfiguration {
+    /// Validates a key or scope: not empty, not too long, no control characters.
+    func validateName(_ field: String, _ value: String) throws(SchedulerError) {
+        guard !value.isEmpty else { throw SchedulerError(.badField, "'\(field)' must not be empty") }
+        guard value.utf8.count <= maxNameBytes else {
+            throw SchedulerError(.badField, "'\(field)' is longer than \(maxNameBytes) bytes")
+        }
+        guard !value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw SchedulerError(.badField, "'\(field)' must not contain control characters")
+        }
+    }
+
+    /// Validates what every registration may carry: its key, its scope, and whether it is bound to
+    /// its connection. A bound job is never stored (a restart closes every connection), so binding
+    /// a job that asks to be durable is a conflict.
+    func validateRegistration(key: String?, scope: String?, ephemeral: Bool?, bindConnection: Bool?) throws(SchedulerError) {
+        if let key { try validateName("key", key) }
+        if let scope { try validateName("scope", scope) }
+        if bindConnection == true, ephemeral == false {
+            throw SchedulerError(
+                .conflictingFields, "a job bound to its connection is never stored; drop 'ephemeral: false' or 'bind_connection'")
+        }
+    }
+
+    /// A positive duration field in milliseconds, as nanoseconds within the configured bounds.
+    func milliseconds(_ field: String, _ value: Int64, atLeast minimum: Int64) throws(SchedulerError) -> Int64 {
+        let (nanos, overflow) = value.multipliedReportingOverflow(by: 1_000_000)
+        guard value > 0, !overflow, nanos >= minimum, nanos <= maxDurationNanos else {
+            throw SchedulerError(
+                .badDuration,
+                "'\(field)' must be between \(max(1, minimum / 1_000_000)) and \(maxDurationNanos / 1_000_000) ms, got \(value)"
+            )
+        }
+        return nanos
+    }
+
+    /// A request a client described, validated, with its body within the configured limit.
+    func validatedRequest(method: String?, url: String, headers: [String]?, body: String?) throws(SchedulerError) -> HTTPRequestSpec {
+        let request = try HTTPRequestSpec.validated(method: method, url: url, headers: headers, body: body)
+        if let body = request.body, body.count > maxRequestBodyBytes {
+            throw SchedulerError(.badField, "'body' is larger than \(maxRequestBodyBytes) bytes")
+        }
+        return request
+    }
+}

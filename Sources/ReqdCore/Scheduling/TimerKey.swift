@@ -1,0 +1,11 @@
+/// What waits in the scheduler's timer heap: one entry per job that needs time, and the others.
+enum TimerKey: Hashable, Sendable {
+    /// A job's next need: a countdown's tick or expiry, a poll's next request or time limit, a
+    /// request job's next attempt or request timeout, a group's time limit or member retry, a
+    /// dead letter's end.
+    case job(JobID)
+    /// The end of a request job's dedupe window.
+    case dedupe(JobID)
+    /// The next probe round of unreachable targets.
+    case probe
+}

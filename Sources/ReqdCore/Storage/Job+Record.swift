@@ -1,0 +1,33 @@
+import ReqdProtocol
+
+extension Job {
+    /// A job read from the store, as it resumes at `now`: deadlines back on the boot-time clock,
+    /// counters kept; nil for a row that cannot be read back.
+    init?(_ record: JobRecord, at now: ClockReading, maxPollBackoff: Int64) {
+        let detail = record.detail
+        let work: Work
+        switch record.kind {
+        case .countdown:
+            guard let deadline = record.deadline, let tick = record.tickNanos, tick > 0 else { return nil }
+            let expiry = now.instant(at: deadline)
+            work = .countdown(
+                Countdown(
+                    deadline: expiry, tick: tick, lateBy: record.lateByNanos,
+                    onExpire: detail.onExpire.map { Box($0.delivery(firstAttempt: expiry)) },
+                    spawned: detail.spawned.map(JobID.init)))
+        case .poll:
+            guard let poll = detail.poll?.resumed(at: now, maxBackoff: maxPollBackoff) else { return nil }
+            work = .poll(poll)
+        case .request:
+            guard let delivery = detail.request?.resumed(at: now) else { return nil }
+            work = .request(delivery)
+        case .group:
+            guard let group = detail.group?.resumed(at: now) else { return nil }
+            work = .group(group)
+        }
+        self.init(
+            id: JobID(record.id), owner: record.owner, key: record.key, scope: record.scope, durable: true,
+            createdAt: record.createdAt, state: record.state, endedAt: record.endedAt, reason: record.reason,
+            replacedBy: record.replacedBy.map(JobID.init), result: detail.result, error: detail.error, work: work)
+    }
+}

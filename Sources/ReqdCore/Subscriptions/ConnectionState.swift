@@ -1,0 +1,13 @@
+import ReqdProtocol
+
+/// What the scheduler knows about one open connection.
+struct ConnectionState: Sendable {
+    var peer: Peer
+    /// The request tags of its watches, by job and by scope.
+    var watchedJobs: [JobID: [RequestID]] = [:]
+    var watchedScopes: [String: [RequestID]] = [:]
+    /// Its `wait`s, by job: how many.
+    var waits: [JobID: Int] = [:]
+    /// Jobs bound to this connection: cancelled when it closes.
+    var boundJobs: Set<JobID> = []
+}

@@ -1,0 +1,53 @@
+import ReqdProtocol
+
+/// The operations that subscribe a connection (`watch`, `wait`) and what a closed connection ends.
+extension Scheduler {
+    /// `watch`: streams a job's or a scope's events to a connection.
+    mutating func watch(
+        _ selector: JobSelector, peer: Peer, connection: ConnectionID, tag: RequestID, at now: ClockReading,
+        into effects: inout [SchedulerEffect]
+    ) -> Result<ReplyBody, SchedulerError> {
+        if let scope = selector.scope, selector.job == nil, selector.key == nil {
+            do throws(SchedulerError) { try configuration.validateName("scope", scope) } catch { return .failure(error) }
+            subscriptions.watch(scope: scope, connection: connection, tag: tag, peer: peer)
+            for id in table.activeJobs(inScope: scope) where table[id]?.kind == .countdown {
+                // A watched countdown ticks.
+                advance(id, at: now, into: &effects)
+            }
+            return .success(.watching(WatchResult(job: nil, scope: scope, streaming: true)))
+        }
+        let ids: [JobID]
+        switch resolve(selector, peer: peer) {
+        case .failure(let error): return .failure(error)
+        case .success(let found): ids = found
+        }
+        guard let id = ids.first, let job = job(id) else {
+            return .failure(SchedulerError(.unknownJob, "no such job"))
+        }
+        guard job.state == .active else {
+            return .success(.watching(WatchResult(job: JobInfo(job, at: now), scope: nil, streaming: false)))
+        }
+        subscriptions.watch(job: id, connection: connection, tag: tag)
+        if job.kind == .countdown { advance(id, at: now, into: &effects) }
+        return .success(.watching(WatchResult(job: JobInfo(job, at: now), scope: nil, streaming: true)))
+    }
+
+    /// `wait`: replies once the job has ended; at once when it already has.
+    mutating func wait(
+        _ request: WaitRequest, peer: Peer, connection: ConnectionID, requestID: RequestID, at now: ClockReading
+    ) -> Result<ReplyBody, SchedulerError>? {
+        guard let job = knownJob(JobID(request.job)), peer.mayAccess(ownerUID: job.owner) else {
+            return .failure(SchedulerError(.unknownJob, "no job '\(request.job)'"))
+        }
+        guard job.state == .active else { return .success(.job(JobResult(job: JobInfo(job, at: now)))) }
+        subscriptions.wait(for: job.id, connection: connection, request: requestID)
+        return nil
+    }
+
+    /// Forgets a closed connection's watches and waits, and cancels the jobs bound to it.
+    mutating func closeConnection(_ id: ConnectionID, at now: ClockReading, into effects: inout [SchedulerEffect]) {
+        for job in subscriptions.close(id) {
+            finish(job, as: .cancelled, reason: .connectionClosed, replacedBy: nil, at: now, into: &effects)
+        }
+    }
+}

@@ -1,0 +1,135 @@
+import ReqdProtocol
+
+/// Who hears about which job: open connections, their watches of jobs and of scopes, their
+/// waits, and the jobs bound to each of them.
+///
+/// A data machine: it answers "who receives this event" and "whose reply is this", and keeps
+/// both directions of every subscription (by job or scope, and by connection) in step, so a
+/// closed connection leaves nothing behind.
+struct Subscriptions: Sendable {
+    private var connections: [ConnectionID: ConnectionState] = [:]
+    private var jobWatchers: [JobID: [Watcher]] = [:]
+    private var scopeWatchers: [String: [Watcher]] = [:]
+    private var waiters: [JobID: [(connection: ConnectionID, request: RequestID)]] = [:]
+
+    /// The number of open connections.
+    var count: Int { connections.count }
+
+    /// Registers a connection.
+    mutating func open(_ connection: ConnectionID, peer: Peer) {
+        connections[connection] = ConnectionState(peer: peer)
+    }
+
+    /// Who is on the other end of an open connection.
+    func peer(of connection: ConnectionID) -> Peer? { connections[connection]?.peer }
+
+    /// Whether the connection is open.
+    func isOpen(_ connection: ConnectionID) -> Bool { connections[connection] != nil }
+
+    /// Whoever should see an event of this job: its watchers and the watchers of its scope.
+    func recipients(of job: JobHeader) -> [Recipient] {
+        var result: [Recipient] = []
+        for watcher in jobWatchers[job.id] ?? [] {
+            result.append(Recipient(connection: watcher.connection, watch: watcher.tag))
+        }
+        if let scope = job.scope {
+            for watcher in scopeWatchers[scope] ?? [] where watcher.sees(owner: job.owner) {
+                result.append(Recipient(connection: watcher.connection, watch: watcher.tag))
+            }
+        }
+        return result
+    }
+
+    /// Whether anyone watches this job; unwatched countdowns need no ticks, only their expiry.
+    func isWatched(_ job: JobHeader) -> Bool {
+        if jobWatchers[job.id]?.isEmpty == false { return true }
+        guard let scope = job.scope, let watchers = scopeWatchers[scope] else { return false }
+        return watchers.contains { $0.sees(owner: job.owner) }
+    }
+
+    /// Streams a job's events to a connection, tagged with the request that asked.
+    mutating func watch(job id: JobID, connection: ConnectionID, tag: RequestID) {
+        guard connections[connection] != nil else { return }
+        jobWatchers[id, default: []].append(Watcher(connection: connection, tag: tag, ownerFilter: nil))
+        connections[connection]?.watchedJobs[id, default: []].append(tag)
+    }
+
+    /// Streams a scope's events to a connection: every owner's for root, else only the caller's.
+    mutating func watch(scope: String, connection: ConnectionID, tag: RequestID, peer: Peer) {
+        guard connections[connection] != nil else { return }
+        scopeWatchers[scope, default: []].append(
+            Watcher(connection: connection, tag: tag, ownerFilter: peer.uid == 0 ? nil : peer.uid))
+        connections[connection]?.watchedScopes[scope, default: []].append(tag)
+    }
+
+    /// Ends a connection's subscriptions started by the request `tag`; returns how many.
+    mutating func unwatch(connection: ConnectionID, tag: RequestID) -> Int {
+        guard var state = connections[connection] else { return 0 }
+        let removed =
+            Self.detach(connection, tag: tag, from: &jobWatchers, subscriptions: &state.watchedJobs)
+            + Self.detach(connection, tag: tag, from: &scopeWatchers, subscriptions: &state.watchedScopes)
+        connections[connection] = state
+        return removed
+    }
+
+    /// Holds a reply until the job ends.
+    mutating func wait(for id: JobID, connection: ConnectionID, request: RequestID) {
+        guard connections[connection] != nil else { return }
+        waiters[id, default: []].append((connection, request))
+        connections[connection]?.waits[id, default: 0] += 1
+    }
+
+    /// Ties a job to its connection, so that closing the connection cancels it.
+    mutating func bind(_ id: JobID, to connection: ConnectionID) {
+        connections[connection]?.boundJobs.insert(id)
+    }
+
+    /// A job ended: its stream is over and its waiters get their replies. Returns the waiters.
+    mutating func jobEnded(_ job: JobHeader) -> [(connection: ConnectionID, request: RequestID)] {
+        if let connection = job.boundTo { connections[connection]?.boundJobs.remove(job.id) }
+        if let watchers = jobWatchers.removeValue(forKey: job.id) {
+            for watcher in watchers {
+                connections[watcher.connection]?.watchedJobs[job.id] = nil
+            }
+        }
+        guard let waiting = waiters.removeValue(forKey: job.id) else { return [] }
+        for (connection, _) in waiting {
+            connections[connection]?.waits[job.id] = nil
+        }
+        return waiting
+    }
+
+    /// Forgets a closed connection: its watches and its waits. Returns the jobs bound to it, in
+    /// id order, for the caller to cancel.
+    mutating func close(_ connection: ConnectionID) -> [JobID] {
+        guard var state = connections.removeValue(forKey: connection) else { return [] }
+        _ = Self.detach(connection, tag: nil, from: &jobWatchers, subscriptions: &state.watchedJobs)
+        _ = Self.detach(connection, tag: nil, from: &scopeWatchers, subscriptions: &state.watchedScopes)
+        for id in state.waits.keys {
+            waiters[id]?.removeAll { $0.connection == connection }
+            if waiters[id]?.isEmpty == true { waiters[id] = nil }
+        }
+        return state.boundJobs.sorted()
+    }
+
+    /// Removes a connection's watchers from one index (a job's or a scope's): those started by
+    /// `tag`, or all of them when `tag` is nil. Returns how many subscriptions ended.
+    private static func detach<Key: Hashable>(
+        _ connection: ConnectionID, tag: RequestID?, from watchers: inout [Key: [Watcher]],
+        subscriptions: inout [Key: [RequestID]]
+    ) -> Int {
+        var removed = 0
+        for (key, tags) in subscriptions where tag.map(tags.contains) ?? true {
+            watchers[key]?.removeAll { $0.connection == connection && (tag == nil || $0.tag == tag) }
+            if watchers[key]?.isEmpty == true { watchers[key] = nil }
+            if let tag {
+                subscriptions[key]?.removeAll { $0 == tag }
+                if subscriptions[key]?.isEmpty == true { subscriptions[key] = nil }
+            } else {
+                subscriptions[key] = nil
+            }
+            removed += 1
+        }
+        return removed
+    }
+}
