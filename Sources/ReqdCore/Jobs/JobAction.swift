@@ -6,7 +6,7 @@ import ReqdProtocol
 /// next needs the timer, what its watchers should hear, what the store should learn and whether
 /// the job has ended; the scheduler, which knows the job's identity, its watchers and the other
 /// parts, turns that into `SchedulerEffect`s in one place (`Scheduler.perform(_:for:at:into:)`).
-struct JobAction: Sendable {
+struct JobAction: Sendable, Equatable {
     /// A request to start or to abort, in order: an abort before the send that replaces it.
     enum WireOp: Sendable, Hashable {
         case send(HTTPSend)
@@ -51,50 +51,4 @@ struct JobAction: Sendable {
 
     /// Nothing to do.
     static let none = JobAction()
-}
-
-/// An event for a job's watchers, before the scheduler fills in who the job is.
-struct JobNote: Sendable, Hashable {
-    var type: JobEventType
-    var remainingMs: Int64?
-    var status: Int?
-    var error: String?
-    var member: Int?
-    var memberState: MemberState?
-
-    init(
-        _ type: JobEventType, remainingMs: Int64? = nil, status: Int? = nil, error: String? = nil, member: Int? = nil,
-        memberState: MemberState? = nil
-    ) {
-        self.type = type
-        self.remainingMs = remainingMs
-        self.status = status
-        self.error = error
-        self.member = member
-        self.memberState = memberState
-    }
-
-    /// Writes the note's details into an event of the job.
-    func fill(_ event: inout JobEvent) {
-        event.remainingMs = remainingMs ?? event.remainingMs
-        event.status = status ?? event.status
-        event.error = error ?? event.error
-        event.member = member
-        event.memberState = memberState
-    }
-}
-
-/// How a job ended, as its machine decided.
-struct JobEnd: Sendable {
-    var state: JobState
-    var error: String?
-    /// A request to send as a job of its own once the end is recorded (`on_expire`,
-    /// `on_success`, `on_failure`, `on_complete`), its body already written.
-    var report: Delivery?
-
-    init(_ state: JobState, error: String? = nil, report: Delivery? = nil) {
-        self.state = state
-        self.error = error
-        self.report = report
-    }
 }

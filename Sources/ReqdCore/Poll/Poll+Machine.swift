@@ -13,7 +13,7 @@ extension Poll {
     }
 
     /// Handles the poll's timer: the end of its time limit, or an unanswered request.
-    mutating func timerFired(_ id: JobID, at now: ClockReading, configuration: SchedulerConfiguration) -> JobAction {
+    mutating func timerFired(at now: ClockReading, configuration: SchedulerConfiguration) -> JobAction {
         if let deadline, deadline <= now.instant {
             return JobAction(end: JobEnd(.timedOut, error: "the time limit of \(DurationText.format(nanoseconds: timeout ?? 0)) ran out"))
         }

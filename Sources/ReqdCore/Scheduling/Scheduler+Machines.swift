@@ -40,7 +40,7 @@ extension Scheduler {
             let watched = subscriptions.isWatched(header)
             action = countdowns[id]?.timerFired(at: now, watched: watched)
         case .poll:
-            action = polls[id]?.timerFired(id, at: now, configuration: configuration)
+            action = polls[id]?.timerFired(at: now, configuration: configuration)
         case .request:
             action = deliveries[id]?.timerFired(at: now, random: &random, configuration: configuration)
         case .group:

@@ -23,9 +23,6 @@ struct Subscriptions: Sendable {
     /// Who is on the other end of an open connection.
     func peer(of connection: ConnectionID) -> Peer? { connections[connection]?.peer }
 
-    /// Whether the connection is open.
-    func isOpen(_ connection: ConnectionID) -> Bool { connections[connection] != nil }
-
     /// Whoever should see an event of this job: its watchers and the watchers of its scope.
     func recipients(of job: JobHeader) -> [Recipient] {
         var result: [Recipient] = []

@@ -1,0 +1,18 @@
+import ReqdProtocol
+
+/// A request job's attempts so far and when the next one starts.
+public struct DeliveryCounters: Sendable, Hashable, Codable {
+    /// Attempts that ended; one out at a crash is not counted, and is sent again.
+    public var attempts: Int
+    /// When the next attempt starts, on the wall clock.
+    public var nextAttempt: WallTime?
+    public var lastStatus: Int?
+    public var lastError: String?
+
+    enum CodingKeys: String, CodingKey {
+        case attempts
+        case nextAttempt = "next_attempt"
+        case lastStatus = "last_status"
+        case lastError = "last_error"
+    }
+}

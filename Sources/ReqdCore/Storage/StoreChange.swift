@@ -1,0 +1,26 @@
+import ReqdProtocol
+
+/// One change for the store to make. Changes are applied in order, in one transaction per batch.
+public enum StoreChange: Sendable, Hashable {
+    /// Add a new job. When it is active and has a key, other active rows with the same owner and key
+    /// are marked cancelled (superseded) in the same transaction, so the disk never holds two.
+    case insert(JobRecord)
+    /// Replace a job's row with its new state.
+    case update(JobRecord)
+    /// Update an active poll's counters after an answer, leaving the rest of its row as it is.
+    case pollCounters(String, PollCounters)
+    /// Record how one member of an active group ended, leaving the rest of the group as it is.
+    case groupMember(String, index: Int, MemberRecord)
+    /// Remove a job's row (its retention has passed).
+    case delete(String)
+}
+
+extension StoreChange {
+    /// The id of the job the change is for.
+    public var jobID: String {
+        switch self {
+        case .insert(let record), .update(let record): record.id
+        case .pollCounters(let id, _), .groupMember(let id, _, _), .delete(let id): id
+        }
+    }
+}
