@@ -10,7 +10,7 @@ struct JobLayoutTests {
     @Test("a job's header and a countdown stay small inline; ended-job fields are boxed")
     func inlineSizes() {
         #expect(MemoryLayout<Countdown>.size <= 32)
-        #expect(MemoryLayout<JobHeader>.stride <= 88)
+        #expect(MemoryLayout<JobHeader>.stride <= 80)
     }
 
     @Test("the boxed fields of an ended job read back what was set, each independently")

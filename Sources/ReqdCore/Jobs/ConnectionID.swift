@@ -1,4 +1,4 @@
-/// A client connection as the scheduler knows it.
+/// A client connection as the scheduler knows it. Ids count from 1; 0 is never a connection.
 public struct ConnectionID: Hashable, Sendable, Comparable, CustomStringConvertible {
     public var rawValue: UInt64
 

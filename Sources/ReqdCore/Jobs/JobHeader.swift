@@ -11,8 +11,9 @@ public struct JobHeader: Sendable {
     public var key: String?
     public var scope: String?
     public let createdAt: WallTime
-    /// The connection the job is bound to: when it closes, the job is cancelled. Never stored.
-    public var boundTo: ConnectionID?
+    private var ending: Box<Ending>?
+    /// The raw id of the connection the job is bound to, 0 for none (see `boundTo`).
+    private var boundConnection: UInt64
     public var state: JobState
     public let kind: JobKind
     /// Whether the job is in the store.
@@ -20,7 +21,6 @@ public struct JobHeader: Sendable {
     public var reason: CancelReason?
     /// The uid that registered the job; only it and root can see or cancel it.
     public let owner: UInt32
-    private var ending: Box<Ending>?
 
     /// What only an ended job has.
     struct Ending: Sendable, Hashable {
@@ -40,7 +40,7 @@ public struct JobHeader: Sendable {
         self.key = key
         self.scope = scope
         self.createdAt = createdAt
-        self.boundTo = boundTo
+        self.boundConnection = boundTo?.rawValue ?? 0
         self.owner = owner
         self.state = state
         self.durable = durable
@@ -49,6 +49,15 @@ public struct JobHeader: Sendable {
         self.replacedBy = replacedBy
         self.result = result
         self.error = error
+    }
+
+    /// The connection the job is bound to: when it closes, the job is cancelled. Never stored.
+    ///
+    /// Kept as a plain raw value, 0 for none, since connection ids count from 1: an optional
+    /// would take a tag byte and, with alignment, eight more bytes in every job's slot.
+    public var boundTo: ConnectionID? {
+        get { boundConnection == 0 ? nil : ConnectionID(boundConnection) }
+        set { boundConnection = newValue?.rawValue ?? 0 }
     }
 
     /// When the job ended, on the wall clock.
