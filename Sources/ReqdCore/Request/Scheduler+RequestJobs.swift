@@ -1,0 +1,93 @@
+import ReqdProtocol
+
+/// The operations only request jobs have: `submit`, with its dedupe window, and `retry` of a dead letter.
+extension Scheduler {
+    /// Validates a `submit` and starts its request job, or stages it until the store has it; an
+    /// identical request inside the dedupe window gets the job it made instead.
+    mutating func submit(
+        _ spec: SubmitSpec, peer: Peer, connection: ConnectionID, requestID: RequestID, at now: ClockReading,
+        into effects: inout [SchedulerEffect]
+    ) -> Result<ReplyBody, SchedulerError>? {
+        let delivery: Delivery
+        let window: Int64
+        do {
+            (delivery, window) = try spec.validated(at: now, limits: configuration)
+        } catch {
+            return .failure(error)
+        }
+        var fingerprint: DedupeKey?
+        if window > 0 {
+            let key = DedupeKey(owner: peer.uid, request: delivery.request, headerNames: spec.dedupeHeaders ?? [])
+            if let existing = dedupe.job(for: key) {
+                if let job = job(existing) {
+                    return .success(duplicateReply(job, connection, requestID, follow: spec.follow ?? false, at: now))
+                }
+                if commits.isStaged(existing) {
+                    let token = commits.barrier(.duplicate(connection, requestID, existing, follow: spec.follow ?? false))
+                    effects.append(.commitBarrier(token))
+                    return nil
+                }
+            }
+            fingerprint = key
+        }
+        do {
+            try checkCapacity()
+        } catch {
+            return .failure(error)
+        }
+        var job = newJob(
+            owner: peer.uid, key: spec.key, scope: spec.scope, ephemeral: spec.ephemeral,
+            bindTo: spec.bindConnection == true ? connection : nil, work: .request(delivery), at: now)
+        job.addIdempotencyKey()
+        if let fingerprint {
+            // The window counts from the first registration; duplicates inside it do not extend it.
+            dedupe.remember(fingerprint, job: job.id)
+            timers.set(.dedupe(job.id), priority: now.instant.advanced(by: window))
+        }
+        return admit(job, connection: connection, requestID: requestID, follow: spec.follow ?? false, at: now, into: &effects)
+    }
+
+    /// The reply to a deduplicated `submit`: the existing job, marked as such. With `follow`, the
+    /// caller also gets that job's events from now on.
+    mutating func duplicateReply(
+        _ job: Job, _ connection: ConnectionID, _ requestID: RequestID, follow: Bool, at now: ClockReading
+    ) -> ReplyBody {
+        if follow, job.state == .active {
+            subscriptions.watch(job: job.id, connection: connection, tag: requestID)
+        }
+        return .registered(RegisterResult(job: JobInfo(job, at: now), replaced: nil, deduplicated: true))
+    }
+
+    /// `retry`: puts a dead (or failed) request job back in the queue with fresh attempts, same id.
+    mutating func retry(
+        _ request: RetryRequest, peer: Peer, connection: ConnectionID, requestID: RequestID, at now: ClockReading,
+        into effects: inout [SchedulerEffect]
+    ) -> Result<ReplyBody, SchedulerError>? {
+        let id = JobID(request.job)
+        guard let header = table[id], peer.mayAccess(ownerUID: header.owner) else {
+            return .failure(SchedulerError(.unknownJob, "no job '\(request.job)'"))
+        }
+        guard header.kind == .request, header.state == .dead || header.state == .failed else {
+            return .failure(
+                SchedulerError(
+                    .badField,
+                    "only a dead or failed request job can be retried; '\(request.job)' is a \(header.state.rawValue) \(header.kind.rawValue) job"))
+        }
+        do {
+            try checkCapacity()
+        } catch {
+            return .failure(error)
+        }
+        timers.remove(.job(id))
+        table.reactivate(id)
+        deliveries[id]?.retry(at: now.instant)
+        guard let job = job(id) else { return nil }
+        effects.append(.deliver(JobEvent(.registered, of: job, at: now), to: subscriptions.recipients(of: job.header)))
+        advance(id, at: now, into: &effects)
+        let result = Result<ReplyBody, SchedulerError>.success(.job(JobResult(job: JobInfo(job, at: now))))
+        guard job.durable else { return result }
+        effects.append(.persist(.update(JobRecord(job, at: now))))
+        effects.append(.commitBarrier(commits.barrier(.reply(connection, requestID, result))))
+        return nil
+    }
+}
