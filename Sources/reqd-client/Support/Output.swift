@@ -1,4 +1,5 @@
 import Foundation
+import ReqdProtocol
 
 /// Writes the client's output.
 enum Output {
@@ -14,12 +15,11 @@ enum Output {
         FileHandle.standardError.write(Data(("reqd-client: " + text + "\n").utf8))
     }
 
-    /// Prints a value as one line of JSON with sorted keys.
+    /// Prints a value as one line of compact JSON, its keys in the order the value encodes them.
     static func json<T: Encodable>(_ value: T) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        if let data = try? encoder.encode(value) {
-            FileHandle.standardOutput.write(data + Data([10]))
+        if var line = try? CompactJSONEncoder().encode(value) {
+            line.append(10)
+            FileHandle.standardOutput.write(Data(line))
         }
     }
 
