@@ -11,48 +11,6 @@ public struct Request: Sendable, Hashable {
     }
 }
 
-/// The operation a request asks for, with its fields.
-public enum RequestBody: Sendable, Hashable {
-    case hello(HelloRequest)
-    case registerCountdown(CountdownSpec)
-    case registerPoll(PollSpec)
-    case submit(SubmitSpec)
-    case registerGroup(GroupSpec)
-    case retry(RetryRequest)
-    case cancel(JobSelector)
-    case status(StatusRequest)
-    case list(ListRequest)
-    case watch(JobSelector)
-    case unwatch(UnwatchRequest)
-    case wait(WaitRequest)
-
-    /// The `op` name of this body.
-    public var operation: Operation {
-        switch self {
-        case .hello: .hello
-        case .registerCountdown: .registerCountdown
-        case .registerPoll: .registerPoll
-        case .submit: .submit
-        case .registerGroup: .registerGroup
-        case .retry: .retry
-        case .cancel: .cancel
-        case .status: .status
-        case .list: .list
-        case .watch: .watch
-        case .unwatch: .unwatch
-        case .wait: .wait
-        }
-    }
-}
-
-struct AnyCodingKey: CodingKey {
-    var stringValue: String
-    var intValue: Int? { nil }
-    init(_ string: String) { stringValue = string }
-    init?(stringValue: String) { self.stringValue = stringValue }
-    init?(intValue: Int) { nil }
-}
-
 extension Request: Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: AnyCodingKey.self)
@@ -118,52 +76,6 @@ extension Request: Codable {
         case .watch(let fields): try fields.encode(to: encoder)
         case .unwatch(let fields): try fields.encode(to: encoder)
         case .wait(let fields): try fields.encode(to: encoder)
-        }
-    }
-}
-
-/// A request line that could not be decoded, with the id when it could be read.
-public struct RequestDecodingFailure: Error, Sendable {
-    /// The request's id, when the line had a readable one.
-    public var id: RequestID?
-    /// The error to reply with.
-    public var error: WireError
-}
-
-extension WireError {
-    /// Classifies a decoding failure as a stable wire error.
-    public init(decoding error: any Error) {
-        if let wire = error as? WireError {
-            self = wire
-            return
-        }
-        if let failure = error as? RequestDecodingFailure {
-            self = failure.error
-            return
-        }
-        guard let decodingError = error as? DecodingError else {
-            self = WireError(.badJSON, "the line is not valid JSON")
-            return
-        }
-        func path(_ context: DecodingError.Context, _ key: (any CodingKey)? = nil) -> String {
-            let keys = context.codingPath.map(\.stringValue) + (key.map { [$0.stringValue] } ?? [])
-            return keys.joined(separator: ".")
-        }
-        switch decodingError {
-        case .keyNotFound(let key, let context):
-            self = WireError(.missingField, "missing field '\(path(context, key))'")
-        case .typeMismatch(_, let context) where context.codingPath.isEmpty:
-            self = WireError(.badJSON, "the line is not a JSON object")
-        case .typeMismatch(_, let context), .valueNotFound(_, let context):
-            self = WireError(.badField, "field '\(path(context))' has the wrong type: \(context.debugDescription)")
-        case .dataCorrupted(let context):
-            if context.codingPath.isEmpty {
-                self = WireError(.badJSON, "the line is not a valid JSON object")
-            } else {
-                self = WireError(.badField, "field '\(path(context))' is invalid: \(context.debugDescription)")
-            }
-        @unknown default:
-            self = WireError(.badJSON, "the line could not be decoded")
         }
     }
 }

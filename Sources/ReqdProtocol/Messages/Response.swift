@@ -1,15 +1,3 @@
-/// The successful result of a request, one case per result shape.
-public enum ReplyBody: Sendable, Hashable {
-    case hello(HelloResult)
-    case registered(RegisterResult)
-    case cancelled(CancelResult)
-    case summary(DaemonSummary)
-    case job(JobResult)
-    case jobs(JobListResult)
-    case watching(WatchResult)
-    case unwatched(UnwatchResult)
-}
-
 /// A reply line: `{"id":..,"ok":true,"result":..}` or `{"id":..,"ok":false,"error":{"code":..,"message":..}}`.
 public struct Response: Sendable, Hashable {
     /// The request's id, or nil when the line had none that could be read.
@@ -50,23 +38,4 @@ extension Response: Encodable {
             }
         }
     }
-}
-
-/// A reply as a client reads it: the result stays undecoded until the client knows its type.
-public struct ResponseEnvelope<Result: Decodable & Sendable>: Decodable, Sendable {
-    public var id: RequestID?
-    public var ok: Bool
-    public var result: Result?
-    public var error: WireError?
-}
-
-/// Any line the daemon sends: a reply (it has `ok`) or an event (it has `event`).
-public struct IncomingLineKind: Decodable, Sendable {
-    public var id: RequestID?
-    public var ok: Bool?
-    public var event: JobEventType?
-    public var watch: RequestID?
-
-    /// Whether the line is an event rather than a reply.
-    public var isEvent: Bool { event != nil }
 }

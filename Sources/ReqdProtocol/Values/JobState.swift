@@ -19,13 +19,3 @@ public enum JobState: String, Codable, Sendable, CaseIterable, Hashable {
     /// Whether the job has ended for good.
     public var isTerminal: Bool { self != .active }
 }
-
-/// Why a job was cancelled.
-public enum CancelReason: String, Codable, Sendable, Hashable {
-    /// A client asked for it.
-    case requested
-    /// A newer job with the same key replaced it.
-    case superseded
-    /// The connection it was bound to closed.
-    case connectionClosed = "connection_closed"
-}

@@ -1,9 +1,6 @@
 import ArgumentParser
 import ReqdProtocol
 
-extension JobState: ExpressibleByArgument {}
-extension JobKind: ExpressibleByArgument {}
-
 struct List: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "List your jobs (root: everyone's), oldest first.")
 
@@ -44,13 +41,5 @@ struct List: ParsableCommand {
             if result.truncated { Output.line("(more jobs matched; raise --limit)") }
             return ExitStatus.success
         }
-    }
-}
-
-extension String {
-    func trimmingTrailingSpaces() -> String {
-        var copy = self
-        while copy.last == " " { copy.removeLast() }
-        return copy
     }
 }

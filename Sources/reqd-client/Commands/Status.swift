@@ -94,7 +94,3 @@ struct Status: ParsableCommand {
         return text
     }
 }
-
-extension String {
-    func padding(_ width: Int) -> String { self + String(repeating: " ", count: Swift.max(1, width - count)) }
-}

@@ -8,7 +8,7 @@ final class DaemonConnection {
     private var ready: [[UInt8]] = []
     private var readBuffer = [UInt8](repeating: 0, count: 65_536)
     private var nextID: Int64 = 1
-    private let encoder = JSONEncoder()
+    private let encoder = CompactJSONEncoder()
     let decoder = JSONDecoder()
     let path: String
 

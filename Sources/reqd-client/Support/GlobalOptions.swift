@@ -1,5 +1,4 @@
 import ArgumentParser
-import Foundation
 
 /// Options every command takes.
 struct GlobalOptions: ParsableArguments {
@@ -10,33 +9,6 @@ struct GlobalOptions: ParsableArguments {
     var json = false
 
     func connect() throws -> DaemonConnection { try DaemonConnection(socket: socket) }
-}
-
-/// Writes the client's output.
-enum Output {
-    static func line(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
-    }
-
-    static func raw(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
-    }
-
-    static func error(_ text: String) {
-        FileHandle.standardError.write(Data(("reqd-client: " + text + "\n").utf8))
-    }
-
-    /// Prints a value as one line of JSON with sorted keys.
-    static func json<T: Encodable>(_ value: T) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        if let data = try? encoder.encode(value) {
-            FileHandle.standardOutput.write(data + Data([10]))
-        }
-    }
-
-    /// Whether standard output is a terminal, where live lines update in place.
-    static var isTerminal: Bool { isatty(1) == 1 }
 }
 
 /// Runs a command body, turning failures into a message and the documented exit status.

@@ -1,0 +1,11 @@
+/// The successful result of a request, one case per result shape.
+public enum ReplyBody: Sendable, Hashable {
+    case hello(HelloResult)
+    case registered(RegisterResult)
+    case cancelled(CancelResult)
+    case summary(DaemonSummary)
+    case job(JobResult)
+    case jobs(JobListResult)
+    case watching(WatchResult)
+    case unwatched(UnwatchResult)
+}

@@ -1,0 +1,33 @@
+/// The operation a request asks for, with its fields.
+public enum RequestBody: Sendable, Hashable {
+    case hello(HelloRequest)
+    case registerCountdown(CountdownSpec)
+    case registerPoll(PollSpec)
+    case submit(SubmitSpec)
+    case registerGroup(GroupSpec)
+    case retry(RetryRequest)
+    case cancel(JobSelector)
+    case status(StatusRequest)
+    case list(ListRequest)
+    case watch(JobSelector)
+    case unwatch(UnwatchRequest)
+    case wait(WaitRequest)
+
+    /// The `op` name of this body.
+    public var operation: Operation {
+        switch self {
+        case .hello: .hello
+        case .registerCountdown: .registerCountdown
+        case .registerPoll: .registerPoll
+        case .submit: .submit
+        case .registerGroup: .registerGroup
+        case .retry: .retry
+        case .cancel: .cancel
+        case .status: .status
+        case .list: .list
+        case .watch: .watch
+        case .unwatch: .unwatch
+        case .wait: .wait
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+@testable import ReqdProtocol
+
+@Suite("Request decoding")
+struct RequestDecodingTests {
+    let decoder = RequestDecoder()
+
+    private func decode(_ text: String) -> Result<Request, RequestDecodingFailure> {
+        decoder.decode(Array(text.utf8))
+    }
+
+    /// One request of every operation, as the client sends them.
+    static let everyOperation: [Request] = [
+        Request(id: .number(1), body: .hello(HelloRequest(client: "t"))),
+        Request(
+            id: .string("a"),
+            body: .registerCountdown(
+                CountdownSpec(key: "k", durationMs: 10, tickMs: 5, scope: "s", ephemeral: true, follow: true))),
+        Request(id: .number(2), body: .registerCountdown(CountdownSpec(key: "k", until: WallTime(nanosecondsSinceEpoch: 1_000_000)))),
+        Request(id: .number(3), body: .cancel(JobSelector(scope: "s"))),
+        Request(id: .number(4), body: .status(StatusRequest(job: "cd_x"))),
+        Request(id: .number(5), body: .list(ListRequest(state: .active, kind: .countdown, limit: 3))),
+        Request(id: .number(6), body: .watch(JobSelector(job: "cd_x"))),
+        Request(id: .number(7), body: .unwatch(UnwatchRequest(watch: .number(6)))),
+        Request(id: .number(8), body: .wait(WaitRequest(job: "cd_x"))),
+        Request(
+            id: .number(9),
+            body: .registerPoll(
+                PollSpec(
+                    url: "https://x/status?id=1", headers: ["Authorization: Bearer t"], everyMs: 500, until: #"/state == "done""#,
+                    progress: "/progress", timeoutMs: 60_000, key: "p", bindConnection: true))),
+        Request(
+            id: .number(10),
+            body: .submit(
+                SubmitSpec(
+                    request: RequestSpec(method: "POST", url: "https://x/orders", body: #"{"sku":7}"#, retryOn: ["5xx", "404"]),
+                    dedupeWindowMs: 0, dedupeHeaders: ["X-Tenant"], key: "o", onFailure: RequestSpec(url: "https://x/failed")))),
+        Request(
+            id: .number(11),
+            body: .registerGroup(
+                GroupSpec(
+                    members: [RequestSpec(url: "https://x/a"), RequestSpec(method: "PUT", url: "https://x/b", maxAttempts: 2)],
+                    concurrency: 2, timeoutMs: 30_000, onComplete: RequestSpec(url: "https://x/done"), follow: true))),
+        Request(id: .number(12), body: .retry(RetryRequest(job: "rq_x"))),
+    ]
+
+    @Test("every request, as the client writes it, reads back the same")
+    func roundTrip() throws {
+        #expect(Set(Self.everyOperation.map(\.body.operation)) == Set(Operation.allCases))
+        for request in Self.everyOperation {
+            let line = try CompactJSONEncoder().encode(request)
+            #expect(try decoder.decode(line).get() == request, "\(String(decoding: line, as: UTF8.self))")
+        }
+    }
+
+    @Test("failures keep the id when it could be read, and carry a stable code")
+    func failures() {
+        guard case .failure(let unknown) = decode("{\"id\":\"x\",\"op\":\"nope\"}") else { return }
+        #expect(unknown.id == .string("x"))
+        #expect(unknown.error.code == .unknownOperation)
+        guard case .failure(let notJSON) = decode("{nope") else { return }
+        #expect(notJSON.id == nil)
+        #expect(notJSON.error.code == .badJSON)
+        guard case .failure(let extra) = decode("{\"id\":1,\"op\":\"status\",\"jobb\":\"x\"}") else { return }
+        #expect(extra.error.code == .unknownField)
+        #expect(extra.error.message.contains("jobb"))
+    }
+
+    @Test("a reply encodes as ok/result or ok/error")
+    func replyShape() throws {
+        let failure = Response(id: nil, outcome: .failure(WireError(.badJSON, "nope")))
+        let object = try JSONSerialization.jsonObject(with: JSONEncoder().encode(failure)) as? [String: Any]
+        #expect(object?["ok"] as? Bool == false)
+        #expect(object?["id"] is NSNull)
+        #expect((object?["error"] as? [String: Any])?["code"] as? String == "bad_json")
+    }
+}
