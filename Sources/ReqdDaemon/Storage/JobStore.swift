@@ -5,17 +5,6 @@ import ReqdCore
 import ReqdProtocol
 import Synchronization
 
-/// Changes from one scheduler turn, and the barriers to report once they are committed.
-public struct StoreBatch: Sendable {
-    public var changes: [StoreChange] = []
-    public var barriers: [CommitToken] = []
-
-    /// Creates an empty `StoreBatch`.
-    public init() {}
-
-    public var isEmpty: Bool { changes.isEmpty && barriers.isEmpty }
-}
-
 /// The durable job store: SQLite in WAL mode with `synchronous=FULL`, on its own serial queue.
 ///
 /// Batches that arrive while a commit is running are merged into the next transaction (group
