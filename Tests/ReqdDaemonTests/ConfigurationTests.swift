@@ -87,7 +87,7 @@ struct ConfigurationTests {
         #expect {
             _ = try ConfigurationLoader(file: file, environment: [:]).load()
         } throws: { error in
-            guard let error = error as? ConfigurationError else { return false }
+            guard let error = error as? DaemonError else { return false }
             return error.key == key && error.message.contains(key)
         }
     }
@@ -99,7 +99,7 @@ struct ConfigurationTests {
         #expect {
             _ = try ConfigurationLoader(file: file, environment: [:]).load()
         } throws: { error in
-            (error as? ConfigurationError)?.message.contains("reqd.toml:2") == true
+            (error as? DaemonError)?.message.contains("reqd.toml:2") == true
         }
     }
 

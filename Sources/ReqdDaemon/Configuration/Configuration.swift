@@ -50,19 +50,19 @@ public struct Configuration: Sendable, Equatable {
     }
 
     /// Sets one key from a value of the file or a string from the environment or a flag.
-    mutating func set(_ key: String, _ value: TOMLSubset.Value) throws(ConfigurationError) {
+    mutating func set(_ key: String, _ value: TOMLSubset.Value) throws(DaemonError) {
         switch key {
         case "daemon.log_level":
             let text = try Self.string(key, value)
             guard let level = Logger.Level(rawValue: text) else {
-                throw ConfigurationError(
-                    key: key, "'\(key)' must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")); got '\(text)'")
+                let names = Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
+                throw .invalidSetting(key, "must be one of \(names); got '\(text)'")
             }
             logLevel = level
         case "daemon.log_target":
             let text = try Self.string(key, value)
             guard let target = LogTarget(rawValue: text) else {
-                throw ConfigurationError(key: key, "'\(key)' must be auto, journal or stderr; got '\(text)'")
+                throw .invalidSetting(key, "must be auto, journal or stderr; got '\(text)'")
             }
             logTarget = target
         case "socket.path":
@@ -73,13 +73,13 @@ public struct Configuration: Sendable, Equatable {
             case .integer(let number): mode = number
             case .string(let text):
                 guard let parsed = Int64(text, radix: 8) else {
-                    throw ConfigurationError(key: key, "'\(key)' must be an octal mode such as \"0660\"; got '\(text)'")
+                    throw .invalidSetting(key, "must be an octal mode such as \"0660\"; got '\(text)'")
                 }
                 mode = parsed
-            default: throw ConfigurationError(key: key, "'\(key)' must be an octal mode such as \"0660\"")
+            default: throw .invalidSetting(key, "must be an octal mode such as \"0660\"")
             }
             guard (0...0o777).contains(mode) else {
-                throw ConfigurationError(key: key, "'\(key)' must be between 0000 and 0777")
+                throw .invalidSetting(key, "must be between 0000 and 0777")
             }
             socketMode = UInt32(mode)
         case "socket.group":
@@ -143,43 +143,40 @@ public struct Configuration: Sendable, Equatable {
         case "request.resume_spread":
             scheduler.resumeSpreadNanos = try Self.duration(key, value, allowZero: true)
         default:
-            throw ConfigurationError(key: key, "unknown setting '\(key)'")
+            throw .unknownSetting(key)
         }
     }
 
     /// Checks relations between settings.
-    func validate() throws(ConfigurationError) {
+    func validate() throws(DaemonError) {
         guard scheduler.defaultTickNanos >= scheduler.minTickNanos else {
-            throw ConfigurationError(
-                key: "countdown.default_tick", "'countdown.default_tick' must not be below 'countdown.min_tick'")
+            throw .invalidSetting("countdown.default_tick", "must not be below 'countdown.min_tick'")
         }
         guard scheduler.defaultBackoffMaxNanos >= scheduler.defaultBackoffMinNanos else {
-            throw ConfigurationError(
-                key: "request.backoff_max", "'request.backoff_max' must not be below 'request.backoff_min'")
+            throw .invalidSetting("request.backoff_max", "must not be below 'request.backoff_min'")
         }
         guard scheduler.maxDurationNanos >= scheduler.minTickNanos else {
-            throw ConfigurationError(
-                key: "countdown.max_duration", "'countdown.max_duration' must not be below 'countdown.min_tick'")
+            throw .invalidSetting("countdown.max_duration", "must not be below 'countdown.min_tick'")
         }
     }
 
-    private static func string(_ key: String, _ value: TOMLSubset.Value) throws(ConfigurationError) -> String {
+    private static func string(_ key: String, _ value: TOMLSubset.Value) throws(DaemonError) -> String {
         guard case .string(let text) = value else {
-            throw ConfigurationError(key: key, "'\(key)' must be a string")
+            throw .invalidSetting(key, "must be a string")
         }
         return text
     }
 
     /// An absolute path, or nil for the empty string (which selects the default place).
-    private static func optionalAbsolutePath(_ key: String, _ value: TOMLSubset.Value) throws(ConfigurationError) -> String? {
+    private static func optionalAbsolutePath(_ key: String, _ value: TOMLSubset.Value) throws(DaemonError) -> String? {
         let text = try string(key, value)
         guard text.isEmpty || text.hasPrefix("/") else {
-            throw ConfigurationError(key: key, "'\(key)' must be an absolute path; got '\(text)'")
+            throw .invalidSetting(key, "must be an absolute path; got '\(text)'")
         }
         return text.isEmpty ? nil : text
     }
 
-    private static func integer(_ key: String, _ value: TOMLSubset.Value, in range: ClosedRange<Int64>) throws(ConfigurationError) -> Int64 {
+    private static func integer(_ key: String, _ value: TOMLSubset.Value, in range: ClosedRange<Int64>) throws(DaemonError) -> Int64 {
         let number: Int64?
         switch value {
         case .integer(let integer): number = integer
@@ -187,12 +184,12 @@ public struct Configuration: Sendable, Equatable {
         default: number = nil
         }
         guard let number, range.contains(number) else {
-            throw ConfigurationError(key: key, "'\(key)' must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+            throw .invalidSetting(key, "must be a whole number from \(range.lowerBound) to \(range.upperBound)")
         }
         return number
     }
 
-    private static func duration(_ key: String, _ value: TOMLSubset.Value, allowZero: Bool = false) throws(ConfigurationError) -> Int64 {
+    private static func duration(_ key: String, _ value: TOMLSubset.Value, allowZero: Bool = false) throws(DaemonError) -> Int64 {
         let nanos: Int64?
         switch value {
         case .string(let text): nanos = DurationText.parseNanoseconds(text)
@@ -201,8 +198,8 @@ public struct Configuration: Sendable, Equatable {
         case .boolean: nanos = nil
         }
         guard let nanos, allowZero ? nanos >= 0 : nanos > 0 else {
-            throw ConfigurationError(
-                key: key, "'\(key)' must be a \(allowZero ? "non-negative" : "positive") duration such as \"1s\", \"15m\" or \"1h30m\"")
+            throw .invalidSetting(
+                key, "must be a \(allowZero ? "non-negative" : "positive") duration such as \"1s\", \"15m\" or \"1h30m\"")
         }
         return nanos
     }
