@@ -45,7 +45,7 @@ public struct ConfigurationLoader: Sendable {
             }
         }
         for (key, value) in overrides {
-            guard Configuration.keys.contains(key) else { throw .unknownSetting(key) }
+            guard Configuration.settingsByKey[key] != nil else { throw .unknownSetting(key) }
             do {
                 try configuration.set(key, .string(value))
             } catch {
