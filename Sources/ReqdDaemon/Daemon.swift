@@ -141,30 +141,25 @@ public final class Daemon: Sendable {
             ])
     }
 
-    /// Applies a reloaded configuration: what can change at run time changes, the rest is reported.
+    /// Applies a reloaded configuration: the reloadable settings change, the others are reported and keep
+    /// their running value until a restart.
     public func reload(_ configuration: Configuration, levelControl: LogLevelControl?) {
         notifier.reloading()
-        let old = state.withLock { state in
-            defer { state.configuration = configuration }
-            return state.configuration
+        let (running, needsRestart) = state.withLock { state in
+            let reload = state.configuration.reloaded(with: configuration)
+            state.configuration = reload.running
+            return reload
         }
-        levelControl?.current = configuration.logLevel
-        lineLimit.bytes.store(configuration.maxLineBytes, ordering: .relaxed)
-        lineLimit.pendingBytes.store(configuration.maxPendingBytes, ordering: .relaxed)
-        var scheduler = configuration.scheduler
+        levelControl?.current = running.logLevel
+        lineLimit.bytes.store(running.maxLineBytes, ordering: .relaxed)
+        lineLimit.pendingBytes.store(running.maxPendingBytes, ordering: .relaxed)
+        var scheduler = running.scheduler
         scheduler.daemonPID = getpid()
         loop.perform(.reconfigure(scheduler))
-        var needsRestart: [String] = []
-        if old.socketPath != configuration.socketPath { needsRestart.append("socket.path") }
-        if old.socketMode != configuration.socketMode { needsRestart.append("socket.mode") }
-        if old.socketGroup != configuration.socketGroup { needsRestart.append("socket.group") }
-        if old.stateDirectory != configuration.stateDirectory { needsRestart.append("storage.state_directory") }
-        if old.logTarget != configuration.logTarget { needsRestart.append("daemon.log_target") }
-        if old.http != configuration.http { needsRestart.append("http.*") }
         if !needsRestart.isEmpty {
             logger.warning("these settings change only on restart: \(needsRestart.joined(separator: ", "))")
         }
-        logger.info("configuration reloaded", metadata: ["log.level": "\(configuration.logLevel)"])
+        logger.info("configuration reloaded", metadata: ["log.level": "\(running.logLevel)"])
         let active = loop.inspect { $0.activeJobCount }
         notifier.ready(status: "\(active) active jobs (reloaded)")
     }

@@ -143,7 +143,7 @@ struct BinaryTests {
         }
     }
 
-    @Test("reqd --check-config accepts the shipped file and names the key of a bad setting")
+    @Test("reqd --check-config accepts the shipped file, names the key of a bad setting and exits 78, or 64 on bad usage")
     func checkConfig() throws {
         let directory = makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -153,10 +153,15 @@ struct BinaryTests {
         let bad = directory + "/bad.toml"
         FileManager.default.createFile(atPath: bad, contents: Data("[jobs]\nretention = \"forever\"\n".utf8))
         let refused = try Binaries.run(Binaries.reqd, ["--config", bad, "--check-config"])
-        #expect(refused.status != 0)
+        #expect(refused.status == 78)
         #expect(refused.stderr.contains("jobs.retention"))
         let environment = try Binaries.run(Binaries.reqd, ["--check-config"], environment: ["REQD_SOCKET_MODE": "banana"])
-        #expect(environment.status != 0)
+        #expect(environment.status == 78)
         #expect(environment.stderr.contains("REQD_SOCKET_MODE"))
+        let unknown = try Binaries.run(Binaries.reqd, ["--set", "jobs.max_actve=5", "--check-config"])
+        #expect(unknown.status == 78)
+        #expect(unknown.stderr.contains("jobs.max_actve"))
+        let usage = try Binaries.run(Binaries.reqd, ["--set", "jobs.max_active", "--check-config"])
+        #expect(usage.status == 64)
     }
 }

@@ -11,17 +11,97 @@ struct ConfigurationTests {
         return path
     }
 
+    /// The repository's root, for the files the docs tests read.
+    private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+
     @Test("the shipped config/reqd.toml parses and equals the embedded defaults")
     func shippedFileIsDefaults() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let configuration = try ConfigurationLoader(file: root.path + "/config/reqd.toml", environment: [:]).load()
+        let configuration = try ConfigurationLoader(file: Self.root + "/config/reqd.toml", environment: [:]).load()
         #expect(configuration == Configuration())
-        // Every setting the file documents is also one the environment and --set accept, and back.
-        let text = try String(contentsOfFile: root.path + "/config/reqd.toml", encoding: .utf8)
-        let documented = Set(try TOMLSubset.parse(text, file: "reqd.toml").keys)
-        #expect(documented.subtracting(Configuration.keys).isEmpty, "not accepted by --set: \(documented.subtracting(Configuration.keys))")
-        #expect(Set(Configuration.keys).subtracting(documented).isEmpty, "not in the file: \(Set(Configuration.keys).subtracting(documented))")
-        #expect(Configuration.reloadableKeys.isSubset(of: Configuration.keys))
+    }
+
+    @Test("config/reqd.toml lists every setting in the table's order, with its default and its reload mark")
+    func shippedFileFollowsTable() throws {
+        let text = try String(contentsOfFile: Self.root + "/config/reqd.toml", encoding: .utf8)
+        let values = try TOMLSubset.parse(text, file: "reqd.toml")
+        let documented = Self.keysWithComments(inTOML: text)
+        #expect(documented.map(\.key) == Configuration.keys)
+        for (key, comment) in documented {
+            guard let setting = Configuration.settingsByKey[key] else { continue }
+            #expect(values[key]?.value == setting.documentedValue(in: Configuration()), "default of \(key)")
+            switch setting.effect {
+            case .restart: #expect(!comment.contains("(reload"), "\(key) needs a restart, its comment says (reload")
+            case .reload: #expect(comment.contains("(reload)"), "\(key) is reloadable, its comment lacks (reload)")
+            case .reloadForNewConnections:
+                #expect(comment.contains("(reload, new connections)"), "\(key) lacks (reload, new connections)")
+            }
+        }
+    }
+
+    @Test("the README's table lists every setting in the table's order, with its default, reload mark and meaning")
+    func readmeFollowsTable() throws {
+        let readme = try String(contentsOfFile: Self.root + "/README.md", encoding: .utf8)
+        let section = readme.components(separatedBy: "\n## Configuration\n").last?.components(separatedBy: "\n## ").first ?? ""
+        let rows = section.split(separator: "\n").filter { $0.hasPrefix("| `") }.map {
+            $0.dropFirst(2).dropLast(2).components(separatedBy: " | ")
+        }
+        #expect(rows.map { $0[0].trimmingCharacters(in: ["`"]) } == Configuration.keys)
+        for row in rows where row.count == 4 {
+            let key = row[0].trimmingCharacters(in: ["`"])
+            guard let setting = Configuration.settingsByKey[key] else { continue }
+            let shown = try TOMLSubset.parse("default = " + row[1].trimmingCharacters(in: ["`"]), file: "README.md")["default"]
+            #expect(shown?.value == setting.documentedValue(in: Configuration()), "default of \(key)")
+            #expect(row[2] == (setting.isReloadable ? "yes" : "no"), "reload mark of \(key)")
+            #expect(row[3] == setting.meaning, "meaning of \(key)")
+        }
+    }
+
+    @Test("every setting reads back its documented default, as the file's value and as an environment string")
+    func documentedDefaultsRoundTrip() throws {
+        for setting in Configuration.settings {
+            let changed = try #require(Self.changed(setting), "no other value found for \(setting.key)")
+            let shown = setting.documentedValue(in: Configuration())
+            for value in [shown, .string(Self.text(of: shown))] {
+                var configuration = changed.configuration
+                try configuration.set(setting.key, value)
+                #expect(configuration == Configuration(), "\(setting.key) from \(value)")
+            }
+        }
+    }
+
+    @Test("each key's environment variable is REQD_ and the key in capitals, dots as underscores, and it sets that key")
+    func environmentNames() throws {
+        #expect(Configuration.environmentName(for: "http.max_connections_per_host") == "REQD_HTTP_MAX_CONNECTIONS_PER_HOST")
+        #expect(Configuration.environmentName(for: "socket.path") == "REQD_SOCKET_PATH")
+        #expect(Configuration.environmentName(for: "jobs.retention") == "REQD_JOBS_RETENTION")
+        for setting in Configuration.settings {
+            let changed = try #require(Self.changed(setting), "no other value found for \(setting.key)")
+            let name = Configuration.environmentName(for: setting.key)
+            let loaded = try ConfigurationLoader(file: nil, environment: [name: Self.text(of: changed.value)]).load()
+            #expect(loaded == changed.configuration, "\(name)")
+        }
+    }
+
+    @Test("configuration errors carry a configuration code")
+    func configurationCodes() {
+        let unknown = TemporaryDirectory()
+        let malformed = TemporaryDirectory()
+        let cases: [(file: String?, overrides: [(key: String, value: String)], code: DaemonError.Code)] = [
+            (nil, [("jobs.max_actve", "5")], .unknownSetting),
+            (nil, [("jobs.max_active", "-1")], .invalidSetting),
+            (nil, [("countdown.min_tick", "1m")], .invalidSetting),
+            (write("[jobs]\nmax_actve = 5\n", in: unknown), [], .unknownSetting),
+            (write("[daemon]\nthis is not toml\n", in: malformed), [], .malformedConfiguration),
+            (unknown.path + "/missing.toml", [], .configurationUnreadable),
+        ]
+        for (file, overrides, code) in cases {
+            #expect {
+                _ = try ConfigurationLoader(file: file, environment: [:], overrides: overrides).load()
+            } throws: { error in
+                (error as? DaemonError)?.code == code
+            }
+        }
     }
 
     @Test("file, then environment, then flags, each overriding the one before")
@@ -87,7 +167,7 @@ struct ConfigurationTests {
         #expect {
             _ = try ConfigurationLoader(file: file, environment: [:]).load()
         } throws: { error in
-            guard let error = error as? ConfigurationError else { return false }
+            guard let error = error as? DaemonError else { return false }
             return error.key == key && error.message.contains(key)
         }
     }
@@ -99,7 +179,7 @@ struct ConfigurationTests {
         #expect {
             _ = try ConfigurationLoader(file: file, environment: [:]).load()
         } throws: { error in
-            (error as? ConfigurationError)?.message.contains("reqd.toml:2") == true
+            (error as? DaemonError)?.message.contains("reqd.toml:2") == true
         }
     }
 
@@ -118,5 +198,63 @@ struct ConfigurationTests {
         #expect(DaemonLogHandler.journalFieldName("job.id") == "JOB_ID")
         #expect(DaemonLogHandler.journalFieldName("job.kind") == "JOB_KIND")
         #expect(DaemonLogHandler.journalFieldName("scope") == "SCOPE")
+    }
+
+    /// Each key of a file such as `config/reqd.toml`, in order, with the comment block above it; keys that
+    /// follow one another share the block above the first.
+    private static func keysWithComments(inTOML text: String) -> [(key: String, comment: String)] {
+        var result: [(key: String, comment: String)] = []
+        var table = ""
+        var comment: [String] = []
+        var inComment = false
+        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            let line = rawLine.trimmingCharacters(in: .whitespaces)
+            if line.hasPrefix("#") {
+                if !inComment { comment = [] }
+                inComment = true
+                comment.append(String(line.dropFirst()))
+                continue
+            }
+            inComment = false
+            if line.isEmpty {
+                comment = []
+            } else if line.hasPrefix("[") {
+                table = String(line.dropFirst().dropLast())
+                comment = []
+            } else if let equals = line.firstIndex(of: "=") {
+                let key = line[..<equals].trimmingCharacters(in: .whitespaces)
+                result.append((table + "." + key, comment.joined(separator: " ")))
+            }
+        }
+        return result
+    }
+
+    /// A value of `setting` other than its default, and the defaults with that value set: the first
+    /// candidate `set` accepts that changes the configuration and leaves it valid.
+    static func changed(_ setting: Setting) -> (value: TOMLSubset.Value, configuration: Configuration)? {
+        let candidates: [TOMLSubset.Value]
+        if case .integer(let number) = setting.documentedValue(in: Configuration()) {
+            candidates = [.integer(number + 1), .integer(number - 1)]
+        } else {
+            candidates = ["/srv/reqd", "0600", "debug", "stderr", "5ms", "7s"].map { .string($0) }
+        }
+        for candidate in candidates {
+            var configuration = Configuration()
+            guard (try? configuration.set(setting.key, candidate)) != nil, (try? configuration.validate()) != nil,
+                configuration != Configuration()
+            else { continue }
+            return (candidate, configuration)
+        }
+        return nil
+    }
+
+    /// A value as the environment or `--set` gives it.
+    static func text(of value: TOMLSubset.Value) -> String {
+        switch value {
+        case .string(let text): text
+        case .integer(let number): "\(number)"
+        case .float(let number): "\(number)"
+        case .boolean(let flag): "\(flag)"
+        }
     }
 }

@@ -79,7 +79,7 @@ struct JobStoreTests {
         #expect {
             _ = try JobStore(directory: directory.path) { _, _ in }
         } throws: { error in
-            (error as? StorageError)?.code == .unsupportedVersion
+            (error as? DaemonError)?.code == .unsupportedStoreVersion
         }
     }
 

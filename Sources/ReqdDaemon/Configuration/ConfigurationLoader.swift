@@ -17,20 +17,21 @@ public struct ConfigurationLoader: Sendable {
     }
 
     /// Reads and validates everything; errors name the key and where it came from.
-    public func load() throws(ConfigurationError) -> Configuration {
+    public func load() throws(DaemonError) -> Configuration {
         var configuration = Configuration()
         if let file {
             let text: String
             do {
                 text = try String(contentsOfFile: file, encoding: .utf8)
             } catch {
-                throw ConfigurationError(key: nil, "cannot read configuration file \(file): \(error.localizedDescription)")
+                throw DaemonError(
+                    .configurationUnreadable, "cannot read configuration file \(file): \(error.localizedDescription)")
             }
             for (key, entry) in try TOMLSubset.parse(text, file: file).sorted(by: { $0.value.line < $1.value.line }) {
                 do {
                     try configuration.set(key, entry.value)
                 } catch {
-                    throw ConfigurationError(key: key, "\(file):\(entry.line): \(error.message)")
+                    throw error.from("\(file):\(entry.line)")
                 }
             }
         }
@@ -40,17 +41,15 @@ public struct ConfigurationLoader: Sendable {
             do {
                 try configuration.set(key, .string(value))
             } catch {
-                throw ConfigurationError(key: key, "environment \(name): \(error.message)")
+                throw error.from("environment \(name)")
             }
         }
         for (key, value) in overrides {
-            guard Configuration.keys.contains(key) else {
-                throw ConfigurationError(key: key, "unknown setting '\(key)'")
-            }
+            guard Configuration.settingsByKey[key] != nil else { throw .unknownSetting(key) }
             do {
                 try configuration.set(key, .string(value))
             } catch {
-                throw ConfigurationError(key: key, "option for \(key): \(error.message)")
+                throw error.from("option for \(key)")
             }
         }
         try configuration.validate()

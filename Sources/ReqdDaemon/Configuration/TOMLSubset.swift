@@ -13,33 +13,30 @@ enum TOMLSubset {
     }
 
     /// Parses `text` into `table.key` → value.
-    static func parse(_ text: String, file: String) throws(ConfigurationError) -> [String: (value: Value, line: Int)] {
+    static func parse(_ text: String, file: String) throws(DaemonError) -> [String: (value: Value, line: Int)] {
         var result: [String: (value: Value, line: Int)] = [:]
         var table = ""
         for (offset, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let number = offset + 1
+            func malformed(_ problem: String, key: String? = nil) -> DaemonError {
+                DaemonError(.malformedConfiguration, "\(file):\(number): \(problem)", key: key)
+            }
             let line = stripComment(String(rawLine)).trimmingCharacters(in: .whitespaces)
             if line.isEmpty { continue }
             if line.hasPrefix("[") {
-                guard line.hasSuffix("]"), !line.hasPrefix("[[") else {
-                    throw ConfigurationError(key: nil, "\(file):\(number): malformed table header '\(line)'")
-                }
+                guard line.hasSuffix("]"), !line.hasPrefix("[[") else { throw malformed("malformed table header '\(line)'") }
                 table = String(line.dropFirst().dropLast()).trimmingCharacters(in: .whitespaces)
-                guard !table.isEmpty else { throw ConfigurationError(key: nil, "\(file):\(number): empty table name") }
+                guard !table.isEmpty else { throw malformed("empty table name") }
                 continue
             }
-            guard let equals = line.firstIndex(of: "=") else {
-                throw ConfigurationError(key: nil, "\(file):\(number): expected 'key = value', got '\(line)'")
-            }
+            guard let equals = line.firstIndex(of: "=") else { throw malformed("expected 'key = value', got '\(line)'") }
             let key = String(line[..<equals]).trimmingCharacters(in: .whitespaces)
             let rawValue = String(line[line.index(after: equals)...]).trimmingCharacters(in: .whitespaces)
             let fullKey = table.isEmpty ? key : "\(table).\(key)"
-            guard !key.isEmpty else { throw ConfigurationError(key: nil, "\(file):\(number): missing key") }
-            guard result[fullKey] == nil else {
-                throw ConfigurationError(key: fullKey, "\(file):\(number): '\(fullKey)' is set twice")
-            }
+            guard !key.isEmpty else { throw malformed("missing key") }
+            guard result[fullKey] == nil else { throw malformed("'\(fullKey)' is set twice", key: fullKey) }
             guard let value = parseValue(rawValue) else {
-                throw ConfigurationError(key: fullKey, "\(file):\(number): cannot read the value of '\(fullKey)': \(rawValue)")
+                throw malformed("cannot read the value of '\(fullKey)': \(rawValue)", key: fullKey)
             }
             result[fullKey] = (value, number)
         }

@@ -5,17 +5,6 @@ import ReqdCore
 import ReqdProtocol
 import Synchronization
 
-/// Changes from one scheduler turn, and the barriers to report once they are committed.
-public struct StoreBatch: Sendable {
-    public var changes: [StoreChange] = []
-    public var barriers: [CommitToken] = []
-
-    /// Creates an empty `StoreBatch`.
-    public init() {}
-
-    public var isEmpty: Bool { changes.isEmpty && barriers.isEmpty }
-}
-
 /// The durable job store: SQLite in WAL mode with `synchronous=FULL`, on its own serial queue.
 ///
 /// Batches that arrive while a commit is running are merged into the next transaction (group
@@ -38,7 +27,7 @@ public final class JobStore: @unchecked Sendable {
     ///
     /// - Parameter onCommit: called on the store's queue after each transaction with its barriers
     ///   and nil, or with the failure's reason.
-    public init(directory: String, onCommit: @escaping @Sendable ([CommitToken], String?) -> Void) throws(StorageError) {
+    public init(directory: String, onCommit: @escaping @Sendable ([CommitToken], String?) -> Void) throws(DaemonError) {
         path = directory + "/reqd.sqlite3"
         database = try SQLiteDatabase(path: path)
         self.onCommit = onCommit
@@ -48,10 +37,10 @@ public final class JobStore: @unchecked Sendable {
     }
 
     /// Reads every job row, for restoring at start-up.
-    public func loadAll() throws(StorageError) -> [JobRecord] {
-        let result = queue.sync { () -> Result<[JobRecord], StorageError> in
+    public func loadAll() throws(DaemonError) -> [JobRecord] {
+        let result = queue.sync { () -> Result<[JobRecord], DaemonError> in
             var records: [JobRecord] = []
-            do throws(StorageError) {
+            do throws(DaemonError) {
                 records.reserveCapacity(Int(try database.scalar("SELECT count(*) FROM jobs")))
                 try database.run(
                     """
@@ -145,7 +134,7 @@ public final class JobStore: @unchecked Sendable {
         }
     }
 
-    private func write(_ changes: [StoreChange]) throws(StorageError) {
+    private func write(_ changes: [StoreChange]) throws(DaemonError) {
         guard !changes.isEmpty else { return }
         try database.execute("BEGIN IMMEDIATE")
         for change in changes {
@@ -181,7 +170,7 @@ public final class JobStore: @unchecked Sendable {
         try database.execute("COMMIT")
     }
 
-    private func save(_ record: JobRecord) throws(StorageError) {
+    private func save(_ record: JobRecord) throws(DaemonError) {
         try database.run(
             """
             INSERT OR REPLACE INTO jobs (id, owner, kind, state, key, scope, created_ns, ended_ns, reason,
@@ -206,16 +195,16 @@ public final class JobStore: @unchecked Sendable {
         ]
     }
 
-    private func encodeDetail(_ detail: JobDetail) throws(StorageError) -> String? {
+    private func encodeDetail(_ detail: JobDetail) throws(DaemonError) -> String? {
         guard !detail.isEmpty else { return nil }
         return try encode(detail)
     }
 
-    private func encode(_ value: some Encodable) throws(StorageError) -> String {
+    private func encode(_ value: some Encodable) throws(DaemonError) -> String {
         do {
             return String(decoding: try encoder.encode(value), as: UTF8.self)
         } catch {
-            throw StorageError(.writeFailed, "cannot encode a job's detail: \(error)")
+            throw DaemonError(.storeWriteFailed, "cannot encode a job's detail: \(error)")
         }
     }
 

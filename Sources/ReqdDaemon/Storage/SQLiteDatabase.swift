@@ -9,7 +9,7 @@ final class SQLiteDatabase {
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
 
     /// Opens (creating if needed) the database at `path`.
-    init(path: String) throws(StorageError) {
+    init(path: String) throws(DaemonError) {
         self.path = path
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX
         let code = sqlite3_open_v2(path, &handle, flags, nil)
@@ -17,7 +17,7 @@ final class SQLiteDatabase {
             let message = handle.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             sqlite3_close(handle)
             handle = nil
-            throw StorageError(.openFailed, "cannot open \(path): \(message)")
+            throw DaemonError(.storeOpenFailed, "cannot open \(path): \(message)")
         }
         sqlite3_busy_timeout(handle, 5_000)
     }
@@ -33,12 +33,12 @@ final class SQLiteDatabase {
     }
 
     /// Runs SQL that returns no rows.
-    func execute(_ sql: String) throws(StorageError) {
+    func execute(_ sql: String) throws(DaemonError) {
         var error: UnsafeMutablePointer<CChar>?
         guard sqlite3_exec(handle, sql, nil, nil, &error) == SQLITE_OK else {
             let message = error.map { String(cString: $0) } ?? "unknown error"
             sqlite3_free(error)
-            throw StorageError(.writeFailed, message)
+            throw DaemonError(.storeWriteFailed, message)
         }
     }
 
@@ -56,7 +56,7 @@ final class SQLiteDatabase {
     }
 
     /// Runs a cached statement with parameters, calling `row` for each result row.
-    func run(_ sql: String, _ values: [Value], row: ((Row) -> Void)? = nil) throws(StorageError) {
+    func run(_ sql: String, _ values: [Value], row: ((Row) -> Void)? = nil) throws(DaemonError) {
         let statement = try prepared(sql)
         defer {
             sqlite3_reset(statement)
@@ -78,13 +78,13 @@ final class SQLiteDatabase {
             } else if code == SQLITE_DONE {
                 return
             } else {
-                throw StorageError(code == SQLITE_FULL ? .full : .writeFailed, lastError)
+                throw DaemonError(code == SQLITE_FULL ? .storeFull : .storeWriteFailed, lastError)
             }
         }
     }
 
     /// The integer result of a one-row query such as `PRAGMA user_version`.
-    func scalar(_ sql: String) throws(StorageError) -> Int64 {
+    func scalar(_ sql: String) throws(DaemonError) -> Int64 {
         var result: Int64 = 0
         try run(sql, []) { result = $0.integer(0) ?? 0 }
         return result
@@ -92,11 +92,11 @@ final class SQLiteDatabase {
 
     private var lastError: String { handle.map { String(cString: sqlite3_errmsg($0)) } ?? "closed" }
 
-    private func prepared(_ sql: String) throws(StorageError) -> OpaquePointer {
+    private func prepared(_ sql: String) throws(DaemonError) -> OpaquePointer {
         if let statement = statements[sql] { return statement }
         var statement: OpaquePointer?
         guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
-            throw StorageError(.writeFailed, "cannot prepare statement: \(lastError)")
+            throw DaemonError(.storeWriteFailed, "cannot prepare statement: \(lastError)")
         }
         statements[sql] = statement
         return statement

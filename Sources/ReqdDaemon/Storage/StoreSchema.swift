@@ -50,11 +50,11 @@ enum StoreSchema {
     static var currentVersion: Int { migrations.count }
 
     /// Brings the file to the current version, one transaction per step.
-    static func migrate(_ database: SQLiteDatabase) throws(StorageError) {
+    static func migrate(_ database: SQLiteDatabase) throws(DaemonError) {
         let version = Int(try database.scalar("PRAGMA user_version"))
         guard version <= currentVersion else {
-            throw StorageError(
-                .unsupportedVersion,
+            throw DaemonError(
+                .unsupportedStoreVersion,
                 "\(database.path) has schema version \(version); this reqd knows up to \(currentVersion)")
         }
         for step in version..<currentVersion {

@@ -1,0 +1,93 @@
+import Logging
+
+extension Configuration {
+    /// Every setting, in the order `config/reqd.toml` and the README's table list them.
+    ///
+    /// The one place a key is defined: add a row here, then the line in `config/reqd.toml` and the row
+    /// in the README (ConfigurationTests fail until both agree with this table).
+    static let settings: [Setting] = [
+        Setting(
+            "daemon.log_level", \.logLevel, .choice, .reload,
+            "`trace` … `critical`. Job lifecycle (registered, expired, cancelled) is `info`; ticks are `trace`"),
+        Setting(
+            "daemon.log_target", \.logTarget, .choice, .restart,
+            "`auto` (journald when stderr is connected to it), `journal`, `stderr`"),
+        Setting(
+            "socket.path", \.socketPath, .absolutePathOrDefault, .restart,
+            "the socket; empty: the default place below; under socket activation the socket unit decides"),
+        Setting("socket.mode", \.socketMode, .octalMode, .restart, "the socket file's mode"),
+        Setting(
+            "socket.group", \.socketGroup, .textOrNone, .restart,
+            "a group to give the socket file to; empty: the daemon's own group"),
+        Setting(
+            "socket.max_line_bytes", \.maxLineBytes, .integer(1_024...(64 << 20)), .reloadForNewConnections,
+            "longest request line; longer gets `line_too_long`. A reload applies to new connections"),
+        Setting(
+            "socket.max_pending_bytes", \.maxPendingBytes, .integer(65_536...(1 << 30)), .reloadForNewConnections,
+            "unread replies and events a client may leave before its connection is closed. A reload applies to new connections"),
+        Setting(
+            "storage.state_directory", \.stateDirectory, .absolutePathOrDefault, .restart,
+            "where `reqd.sqlite3` lives; empty: the default place below"),
+        Setting("jobs.max_active", \.scheduler.maxActiveJobs, .integer(1...100_000_000), .reload, "beyond it, `too_many_jobs`"),
+        Setting(
+            "jobs.retention", \.scheduler.retentionNanos, .duration(allowZero: true), .reload,
+            "how long ended jobs stay visible to `status`, `list`, `wait`"),
+        Setting("jobs.max_retained", \.scheduler.maxRetainedJobs, .integer(0...100_000_000), .reload, "most ended jobs kept"),
+        Setting("countdown.default_tick", \.scheduler.defaultTickNanos, .duration(), .reload, "tick when none is given"),
+        Setting("countdown.min_tick", \.scheduler.minTickNanos, .duration(), .reload, "smallest tick accepted"),
+        Setting("countdown.max_duration", \.scheduler.maxDurationNanos, .duration(), .reload, "longer is `bad_duration`"),
+        Setting(
+            "http.connect_timeout", \.http.connectTimeoutNanos, .duration(), .restart, "how long a connection may take to open"),
+        Setting(
+            "http.request_timeout", \.requestTimeoutNanos, .duration(), .restart,
+            "an attempt or poll left unanswered this long is aborted and counts as failed"),
+        Setting(
+            "http.max_response_bytes", \.http.maxResponseBytes, .integer(1_024...(1 << 31)), .restart,
+            "a larger response body fails the request"),
+        Setting(
+            "http.max_request_bytes", \.scheduler.maxRequestBodyBytes, .integer(0...(64 << 20)), .reload,
+            "a larger request body is `bad_field`"),
+        Setting(
+            "http.max_redirects", \.http.maxRedirects, .integer(0...50), .restart,
+            "redirects followed; `0` makes the 3xx the answer"),
+        Setting(
+            "http.max_connections_per_host", \.http.maxConnectionsPerHost, .integer(1...10_000), .restart,
+            "connections per host; more requests wait in a FIFO"),
+        Setting("http.threads", \.http.threads, .integer(1...64), .restart, "the HTTP client's event-loop threads"),
+        Setting("poll.min_every", \.scheduler.minPollEveryNanos, .duration(), .reload, "the smallest `--every`"),
+        Setting(
+            "poll.max_failures", \.scheduler.defaultMaxFailures, .integer(1...1_000_000), .reload,
+            "failed polls in a row that end a poll job naming no `--max-failures`"),
+        Setting(
+            "poll.max_backoff", \.scheduler.maxPollBackoffNanos, .duration(), .reload,
+            "the longest wait between failed polls"),
+        Setting(
+            "poll.result_body_bytes", \.scheduler.resultBodyBytes, .integer(0...(1 << 20)), .reload,
+            "how much of a final answer's body a poll or request job keeps"),
+        Setting(
+            "request.max_attempts", \.scheduler.defaultMaxAttempts, .integer(1...1_000), .reload,
+            "attempts of a request job naming no `--max-attempts`"),
+        Setting(
+            "request.backoff_min", \.scheduler.defaultBackoffMinNanos, .duration(), .reload,
+            "the backoff bound before a second attempt (full jitter, doubling)"),
+        Setting("request.backoff_max", \.scheduler.defaultBackoffMaxNanos, .duration(), .reload, "the largest backoff bound"),
+        Setting(
+            "request.max_retry_after", \.scheduler.maxRetryAfterNanos, .duration(allowZero: true), .reload,
+            "the longest wait a `Retry-After` header may ask for"),
+        Setting(
+            "request.dead_retention", \.scheduler.deadRetentionNanos, .duration(), .reload,
+            "how long a dead-lettered request job is kept for `list --state dead` and `retry`"),
+        Setting(
+            "request.probe_max", \.scheduler.probeMaxNanos, .duration(), .reload,
+            "the longest wait between probes of a target the network cannot reach (netlink changes probe at once)"),
+        Setting(
+            "request.resume_spread", \.scheduler.resumeSpreadNanos, .duration(allowZero: true), .reload,
+            "held jobs resume spread at random over this long once their target answers"),
+        Setting(
+            "request.dedupe_window", \.scheduler.dedupeWindowNanos, .duration(allowZero: true), .reload,
+            "how long an identical `submit` returns the first job; `\"0s\"` turns dedupe off"),
+    ]
+
+    /// The settings by key.
+    static let settingsByKey = Dictionary(uniqueKeysWithValues: settings.map { ($0.key, $0) })
+}

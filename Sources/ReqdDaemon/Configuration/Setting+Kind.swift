@@ -1,0 +1,128 @@
+import ReqdProtocol
+
+extension Setting {
+    /// A kind of value a setting takes: how it is read from the file or a string, and shown in the docs.
+    ///
+    /// A string (from the environment or `--set`) is accepted wherever the file would give a number, so
+    /// `REQD_JOBS_MAX_ACTIVE=10` works. Every refusal names the key.
+    struct Kind<Value: Equatable & Sendable>: Sendable {
+        let parse: @Sendable (_ key: String, TOMLSubset.Value) throws(DaemonError) -> Value
+        let show: @Sendable (Value) -> TOMLSubset.Value
+    }
+}
+
+extension Setting.Kind where Value == Int64 {
+    /// A duration in nanoseconds, written `"1h30m"` (or a number of seconds); zero only when `allowZero`.
+    static func duration(allowZero: Bool = false) -> Self {
+        Self(
+            parse: { key, value throws(DaemonError) in
+                let nanos: Int64?
+                switch value {
+                case .string(let text): nanos = DurationText.parseNanoseconds(text)
+                case .integer(let seconds): nanos = DurationText.fromSeconds(Double(seconds))
+                case .float(let seconds): nanos = DurationText.fromSeconds(seconds)
+                case .boolean: nanos = nil
+                }
+                guard let nanos, allowZero ? nanos >= 0 : nanos > 0 else {
+                    throw .invalidSetting(
+                        key, "must be a \(allowZero ? "non-negative" : "positive") duration such as \"1s\", \"15m\" or \"1h30m\"")
+                }
+                return nanos
+            },
+            show: { .string(DurationText.format(nanoseconds: $0)) })
+    }
+}
+
+extension Setting.Kind where Value == Int {
+    /// A whole number within `range`.
+    static func integer(_ range: ClosedRange<Int64>) -> Self {
+        Self(
+            parse: { key, value throws(DaemonError) in
+                let number: Int64?
+                switch value {
+                case .integer(let integer): number = integer
+                case .string(let text): number = Int64(text)
+                default: number = nil
+                }
+                guard let number, range.contains(number) else {
+                    throw .invalidSetting(key, "must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+                }
+                return Int(number)
+            },
+            show: { .integer(Int64($0)) })
+    }
+}
+
+extension Setting.Kind where Value == UInt32 {
+    /// A file mode up to `0777`: an octal string such as `"0660"`, or a TOML integer (`0o660`).
+    static var octalMode: Self {
+        Self(
+            parse: { key, value throws(DaemonError) in
+                let mode: Int64
+                switch value {
+                case .integer(let number): mode = number
+                case .string(let text):
+                    guard let parsed = Int64(text, radix: 8) else {
+                        throw .invalidSetting(key, "must be an octal mode such as \"0660\"; got '\(text)'")
+                    }
+                    mode = parsed
+                default: throw .invalidSetting(key, "must be an octal mode such as \"0660\"")
+                }
+                guard (0...0o777).contains(mode) else { throw .invalidSetting(key, "must be between 0000 and 0777") }
+                return UInt32(mode)
+            },
+            show: { mode in
+                let digits = String(mode, radix: 8)
+                return .string(String(repeating: "0", count: max(0, 4 - digits.count)) + digits)
+            })
+    }
+}
+
+extension Setting.Kind where Value == String? {
+    /// An absolute path; the empty string (nil) selects the default place.
+    static var absolutePathOrDefault: Self {
+        Self(
+            parse: { key, value throws(DaemonError) in
+                let text = try value.text(for: key)
+                guard text.isEmpty || text.hasPrefix("/") else {
+                    throw .invalidSetting(key, "must be an absolute path; got '\(text)'")
+                }
+                return text.isEmpty ? nil : text
+            },
+            show: { .string($0 ?? "") })
+    }
+
+    /// Any text; the empty string (nil) means none.
+    static var textOrNone: Self {
+        Self(
+            parse: { key, value throws(DaemonError) in
+                let text = try value.text(for: key)
+                return text.isEmpty ? nil : text
+            },
+            show: { .string($0 ?? "") })
+    }
+}
+
+extension Setting.Kind where Value: RawRepresentable<String> & CaseIterable {
+    /// One of the enumeration's raw values, such as `info` for a `Logger.Level`.
+    static var choice: Self {
+        Self(
+            parse: { key, value throws(DaemonError) in
+                let text = try value.text(for: key)
+                guard let choice = Value(rawValue: text) else {
+                    let names = Value.allCases.map(\.rawValue).joined(separator: ", ")
+                    throw .invalidSetting(key, "must be one of \(names); got '\(text)'")
+                }
+                return choice
+            },
+            show: { .string($0.rawValue) })
+    }
+}
+
+extension TOMLSubset.Value {
+    /// The string this value holds; any other value is refused as the value of `key`.
+    fileprivate func text(for key: String) throws(DaemonError) -> String {
+        guard case .string(let text) = self else { throw .invalidSetting(key, "must be a string") }
+        return text
+    }
+}
