@@ -1,7 +1,13 @@
 import ReqdProtocol
+import Testing
 @testable import ReqdCore
 
 /// Drives a scheduler on an injected clock: no sleeps, no real time.
+///
+/// Like AsyncHTTPClient's `MockConnectionPool`, it plays the executor and the sockets, and records
+/// an `Issue` for an effect they could not carry out: a second `.send` of a request already on the
+/// wire, an `.abort` of one that is not, or a `.deliver` or `.reply` to a connection that is not
+/// open. (Arming in the past is possible: a restore arms deadlines that passed while it was down.)
 struct Harness {
     var scheduler: Scheduler
     var now: ClockReading
@@ -12,6 +18,16 @@ struct Harness {
     var autoCommit = true
     var pendingBarriers: [CommitToken] = []
     var persisted: [StoreChange] = []
+    /// The requests on the wire: sent, and neither aborted nor reported finished.
+    private(set) var onWire: Set<WireRequest> = []
+    /// The connections opened and not closed, as the events fed to the scheduler say.
+    private(set) var openConnectionIDs: Set<ConnectionID> = []
+
+    /// One request on the wire: a job's attempt (or a group's request number).
+    struct WireRequest: Hashable {
+        var job: JobID
+        var attempt: UInt32
+    }
 
     static let second: Int64 = 1_000_000_000
     static let ms: Int64 = 1_000_000
@@ -29,8 +45,15 @@ struct Harness {
         _ = handle(.connectionOpened(ConnectionID(3), Peer(uid: 0, pid: 12)))
     }
 
-    /// Handles an event, tracks the timer and the store, and completes commits when asked to.
+    /// Handles an event, tracks the timer, the store, the wire and the connections, and completes
+    /// commits when asked to.
     mutating func handle(_ event: SchedulerEvent) -> [SchedulerEffect] {
+        switch event {
+        case .connectionOpened(let id, _): openConnectionIDs.insert(id)
+        case .connectionClosed(let id): openConnectionIDs.remove(id)
+        case .httpFinished(let job, let attempt, _): onWire.remove(WireRequest(job: job, attempt: attempt))
+        default: break
+        }
         var effects = scheduler.handle(event, at: now)
         var index = 0
         while index < effects.count {
@@ -44,7 +67,23 @@ struct Harness {
                 } else {
                     pendingBarriers.append(token)
                 }
-            default: break
+            case .send(let send):
+                if !onWire.insert(WireRequest(job: send.job, attempt: send.attempt)).inserted {
+                    Issue.record("\(event): sent \(send.job) attempt \(send.attempt), which is already on the wire")
+                }
+            case .abort(let job, let attempt):
+                if onWire.remove(WireRequest(job: job, attempt: attempt)) == nil {
+                    Issue.record("\(event): aborted \(job) attempt \(attempt), which is not on the wire")
+                }
+            case .deliver(let delivered, let recipients):
+                for recipient in recipients where !openConnectionIDs.contains(recipient.connection) {
+                    Issue.record("\(event): delivered \(delivered.type.rawValue) of \(delivered.job) to \(recipient.connection), which is not open")
+                }
+            case .reply(let connection, let id, _):
+                if !openConnectionIDs.contains(connection) {
+                    Issue.record("\(event): replied to request \(id) on \(connection), which is not open")
+                }
+            case .notice, .debug: break
             }
             index += 1
         }

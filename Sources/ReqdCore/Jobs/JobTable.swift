@@ -24,6 +24,11 @@ struct JobTable: Sendable {
     /// not by the timer, so an idle daemon never wakes up just to forget old jobs.
     var retained: [(id: JobID, endedAt: Instant)] = []
     var retainedHead = 0
+    /// Entries of `retained` left by jobs that `retry` put back since, by job: each is skipped,
+    /// so a job that ends again stays for its whole retention from its last end.
+    var staleRetained: [JobID: Int] = [:]
+    /// How many stale entries `retained` holds in all: they do not count against `maxRetained`.
+    var staleRetainedCount = 0
 
     /// The header of a job.
     subscript(id: JobID) -> JobHeader? { headers[id] }
@@ -68,6 +73,11 @@ struct JobTable: Sendable {
     /// Makes an ended job active again (`retry`): it rejoins its scope, and its key when that is free.
     mutating func reactivate(_ id: JobID) {
         guard var header = headers[id], header.state != .active else { return }
+        if header.state != .dead {
+            // Its end started a retention (a dead letter's runs on the timer): that entry is stale now.
+            staleRetained[id, default: 0] += 1
+            staleRetainedCount += 1
+        }
         adjustCount(owner: header.owner, kind: header.kind, state: header.state, by: -1)
         adjustCount(owner: header.owner, kind: header.kind, state: .active, by: 1)
         header.state = .active
