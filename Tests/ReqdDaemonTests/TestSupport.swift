@@ -88,6 +88,29 @@ final class LineClient {
         }
     }
 
+    /// Closes the write side, as `socat` and `nc -U` do at the end of their input; reading goes on.
+    func shutdownWrite() {
+        shutdown(fd, Int32(SHUT_WR))
+    }
+
+    /// Every line until the daemon closes the connection, or nil on timeout.
+    func linesUntilClosed() -> [[String: Any]]? {
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = read(fd, &chunk, chunk.count)
+            if count == 0 { break }
+            guard count > 0 else { return nil }
+            buffer += chunk[..<count]
+        }
+        var lines = stashed
+        stashed = []
+        for line in buffer.split(separator: 10) {
+            lines.append((try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any] ?? [:])
+        }
+        buffer = []
+        return lines
+    }
+
     /// Reads until a reply (not an event) arrives.
     func reply() -> [String: Any]? {
         while let line = readLine() {

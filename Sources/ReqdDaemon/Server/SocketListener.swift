@@ -5,8 +5,9 @@ import NIOPosix
 
 /// The daemon's listening socket and the event loop its connections run on.
 ///
-/// Every connection gets the same pipeline: `MessageEncoder` (replies and events to JSON lines) and
-/// `ConnectionHandler` (request lines to the scheduler loop).
+/// Every connection gets the same pipeline: `LineFrameDecoder` (bytes to lines), `MessageEncoder`
+/// (replies and events to JSON lines) and `ConnectionHandler` (lines to the scheduler loop). Remote
+/// half-closure is allowed, so a client that ends its input still reads its replies.
 final class SocketListener: Sendable {
     private let group: MultiThreadedEventLoopGroup
     private let channel: any Channel
@@ -31,6 +32,7 @@ final class SocketListener: Sendable {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.backlog, value: 512)
+            .childChannelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let pending = lineLimit.pendingBytes.load(ordering: .relaxed)
@@ -38,6 +40,7 @@ final class SocketListener: Sendable {
                     try channel.syncOptions?.setOption(
                         ChannelOptions.writeBufferWaterMark, value: .init(low: pending / 2, high: pending))
                     let pipeline = channel.pipeline.syncOperations
+                    try pipeline.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLineBytes: maxLineBytes)))
                     try pipeline.addHandler(MessageEncoder(logger: logger))
                     try pipeline.addHandler(ConnectionHandler(loop: loop, maxLineBytes: maxLineBytes, logger: logger))
                 }
