@@ -84,6 +84,9 @@ let package = Package(
             dependencies: [
                 "ReqdDaemon", "ReqdCore", "ReqdProtocol", "ReqdTestSupport",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOTestUtils", package: "swift-nio"),
             ]
         ),
         .testTarget(

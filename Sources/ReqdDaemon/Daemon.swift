@@ -1,8 +1,6 @@
 import Dispatch
 import Glibc
 import Logging
-import NIOCore
-import NIOPosix
 import ReqdCore
 import ReqdProtocol
 import Synchronization
@@ -10,7 +8,8 @@ import Synchronization
 /// The running daemon: store, scheduler loop, socket server and systemd integration, built in order.
 ///
 /// `reqd`'s `main` parses arguments and calls `Daemon.start`; tests call it the same way with a
-/// temporary socket and state directory.
+/// temporary socket and state directory. A start that fails part-way takes down what it had started,
+/// the same way `stop()` does, so a failed start leaks no thread, descriptor or file lock.
 public final class Daemon: Sendable {
     /// The socket clients connect to.
     public let socketPath: String
@@ -19,13 +18,9 @@ public final class Daemon: Sendable {
     /// The scheduler loop, for tests and benchmarks.
     public let loop: SchedulerLoop
 
-    private let group: MultiThreadedEventLoopGroup
-    private let serverChannel: any Channel
-    private let store: JobStore
-    private let executor: HTTPExecutor
+    private let parts: Parts
     private let notifier: SystemdNotifier
     private let logger: Logger
-    private let socketActivated: Bool
     private let state: Mutex<(configuration: Configuration, stopped: Bool)>
     private let lineLimit: LineLimit
 
@@ -52,81 +47,16 @@ public final class Daemon: Sendable {
         schedulerConfiguration.daemonPID = getpid()
         let loop = SchedulerLoop(configuration: schedulerConfiguration, seed: seed, logger: logger, notifier: notifier)
         self.loop = loop
-
-        do {
-            try SocketPath.makeDirectory(stateDirectory, mode: 0o700)
+        var started = Parts(loop: loop)
+        do throws(DaemonError) {
+            try Self.bringUp(
+                configuration, socketPath: socketPath, stateDirectory: stateDirectory, lineLimit: lineLimit,
+                logger: logger, notifier: notifier, into: &started)
         } catch {
-            throw DaemonError(.stateDirectoryUnusable, "state directory \(stateDirectory): \(error.message)")
-        }
-        let store: JobStore
-        let records: [JobRecord]
-        let loadStarted = SystemClock.now().instant
-        do {
-            store = try JobStore(directory: stateDirectory) { tokens, failure in
-                loop.committedNow(tokens, failure: failure)
-            }
-            records = try store.loadAll()
-        } catch {
-            throw DaemonError(.storageFailed, "cannot open the job store: \(error.message)")
-        }
-        self.store = store
-        loop.attach(store: store)
-        executor = HTTPExecutor(settings: configuration.http) { job, attempt, outcome in
-            loop.submit(.httpFinished(job, attempt: attempt, outcome))
-        }
-        loop.attach(executor: executor)
-        let restoreStarted = SystemClock.now().instant
-        loop.perform(.restore(records))
-        let restored = SystemClock.now().instant
-        logger.info(
-            "store opened",
-            metadata: [
-                "store.path": "\(store.path)", "store.restored": "\(records.count)",
-                "store.read_ms": "\(restoreStarted.nanoseconds(since: loadStarted) / 1_000_000)",
-                "store.restore_ms": "\(restored.nanoseconds(since: restoreStarted) / 1_000_000)",
-            ])
-
-        let activated = notifier.listenDescriptors()
-        socketActivated = !activated.isEmpty
-        if !socketActivated {
-            let directory = String(socketPath[..<(socketPath.lastIndex(of: "/") ?? socketPath.startIndex)])
-            if configuration.socketPath == nil, directory.hasPrefix("/tmp/") {
-                try SocketPath.makePrivateDirectory(directory)
-            } else if !directory.isEmpty {
-                try SocketPath.makeDirectory(directory, mode: 0o755)
-            }
-            try SocketPath.prepare(socketPath)
-        }
-        group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let lineLimit = lineLimit
-        let bootstrap = ServerBootstrap(group: group)
-            .serverChannelOption(ChannelOptions.backlog, value: 512)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    let pending = lineLimit.pendingBytes.load(ordering: .relaxed)
-                    try channel.syncOptions?.setOption(
-                        ChannelOptions.writeBufferWaterMark, value: .init(low: pending / 2, high: pending))
-                    try channel.pipeline.syncOperations.addHandler(MessageEncoder(logger: logger))
-                    try channel.pipeline.syncOperations.addHandler(
-                        ConnectionHandler(loop: loop, maxLineBytes: lineLimit.bytes.load(ordering: .relaxed), logger: logger))
-                }
-            }
-        do {
-            if let descriptor = activated.first {
-                serverChannel = try bootstrap.withBoundSocket(descriptor: descriptor).wait()
-            } else {
-                serverChannel = try bootstrap.bind(unixDomainSocketPath: socketPath).wait()
-                try SocketPath.applyPermissions(socketPath, mode: mode_t(configuration.socketMode), group: configuration.socketGroup)
-            }
-        } catch let error as DaemonError {
-            try? group.syncShutdownGracefully()
-            executor.shutdown()
+            started.tearDown()
             throw error
-        } catch {
-            try? group.syncShutdownGracefully()
-            executor.shutdown()
-            throw DaemonError(.socketSetupFailed, "cannot listen on \(socketPath): \(error)")
         }
+        parts = started
 
         if let interval = notifier.watchdogIntervalNanos() {
             loop.enableWatchdog(intervalNanos: interval)
@@ -136,8 +66,8 @@ public final class Daemon: Sendable {
         logger.info(
             "reqd ready",
             metadata: [
-                "socket.path": "\(socketPath)", "socket.activated": "\(socketActivated)", "jobs.active": "\(active)",
-                "version": "\(ProtocolInfo.softwareVersion)",
+                "socket.path": "\(socketPath)", "socket.activated": "\(started.listener?.isActivated == true)",
+                "jobs.active": "\(active)", "version": "\(ProtocolInfo.softwareVersion)",
             ])
     }
 
@@ -174,12 +104,7 @@ public final class Daemon: Sendable {
         notifier.stopping()
         logger.info("reqd stopping")
         loop.perform(.shutdown)
-        try? serverChannel.close().wait()
-        try? group.syncShutdownGracefully()
-        loop.stop()
-        executor.shutdown()
-        store.close()
-        if !socketActivated { unlink(socketPath) }
+        parts.tearDown()
         logger.info("reqd stopped")
     }
 }

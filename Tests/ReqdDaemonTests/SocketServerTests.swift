@@ -1,5 +1,6 @@
 import Foundation
 @testable import ReqdDaemon
+import ReqdProtocol
 import Testing
 
 @Suite("Daemon over a real Unix socket")
@@ -146,14 +147,7 @@ struct SocketServerTests {
         let directory = TemporaryDirectory()
         // A stale socket: bound, then its owner went away without removing it.
         let path = directory.path + "/reqd.sock"
-        let stale = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, b) in path.utf8.enumerated() { raw[i] = b } }
-        _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(stale, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        close(stale)
+        close(try UnixSocket.bind(path: path, type: Int32(SOCK_STREAM.rawValue)))
         #expect(FileManager.default.fileExists(atPath: path))
 
         let daemon = try startDaemon(in: directory)

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ReqdDaemon
+import ReqdProtocol
 import Testing
 
 /// A temporary directory removed when the test ends.
@@ -35,16 +36,7 @@ final class LineClient {
     private var stashed: [[String: Any]] = []
 
     init(path: String, timeoutSeconds: Int = 5) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        fd = try UnixSocket.connect(path: path)
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
@@ -94,6 +86,29 @@ final class LineClient {
             if count == 0 { return true }
             if count < 0 { return errno == ECONNRESET }
         }
+    }
+
+    /// Closes the write side, as `socat` and `nc -U` do at the end of their input; reading goes on.
+    func shutdownWrite() {
+        shutdown(fd, Int32(SHUT_WR))
+    }
+
+    /// Every line until the daemon closes the connection, or nil on timeout.
+    func linesUntilClosed() -> [[String: Any]]? {
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = read(fd, &chunk, chunk.count)
+            if count == 0 { break }
+            guard count > 0 else { return nil }
+            buffer += chunk[..<count]
+        }
+        var lines = stashed
+        stashed = []
+        for line in buffer.split(separator: 10) {
+            lines.append((try? JSONSerialization.jsonObject(with: Data(line))) as? [String: Any] ?? [:])
+        }
+        buffer = []
+        return lines
     }
 
     /// Reads until a reply (not an event) arrives.

@@ -9,27 +9,22 @@ import Glibc
 /// It uses a CLOCK_REALTIME timerfd with TFD_TIMER_CANCEL_ON_SET, which never expires on its own
 /// and so never wakes an idle daemon.
 final class ClockChangeMonitor {
-    private let descriptor: Int32
-    private let source: DispatchSourceRead
+    private let source: DescriptorReadSource
 
-    /// Starts watching; `onChange` runs on `queue`.
+    /// Starts watching; `onChange` runs on `queue`. Nil when the timerfd cannot be made.
     init?(queue: DispatchQueue, onChange: @escaping @Sendable () -> Void) {
         let fd = timerfd_create(CLOCK_REALTIME, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
         guard fd >= 0 else { return nil }
-        descriptor = fd
         guard Self.arm(fd) else {
             close(fd)
             return nil
         }
-        source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        source.setEventHandler {
+        source = DescriptorReadSource(descriptor: fd, queue: queue) {
             var expirations: UInt64 = 0
             _ = read(fd, &expirations, 8)
             _ = Self.arm(fd)
             onChange()
         }
-        source.setCancelHandler { close(fd) }
-        source.resume()
     }
 
     private static func arm(_ fd: Int32) -> Bool {
@@ -38,6 +33,9 @@ final class ClockChangeMonitor {
         return timerfd_settime(fd, Int32(TFD_TIMER_ABSTIME) | reqd_tfd_cancel_on_set(), &spec, nil) == 0
     }
 
-    /// Stops watching and closes the descriptor.
+    /// Stops watching and closes the descriptor before returning; not from `queue`.
     func cancel() { source.cancel() }
+
+    /// Stops watching; the descriptor is closed soon after.
+    func cancelLater() { source.cancelLater() }
 }

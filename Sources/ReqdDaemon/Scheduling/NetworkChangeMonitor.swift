@@ -8,13 +8,12 @@ import Glibc
 /// resume within moments of the route coming back instead of at the next timed probe. The socket
 /// only becomes readable when the kernel reports a change, so it never wakes an idle daemon.
 final class NetworkChangeMonitor {
-    private let source: DispatchSourceRead
+    private let source: DescriptorReadSource
 
     /// Starts watching; `onChange` runs on `queue` once per burst of changes. Nil when netlink is refused.
     init?(queue: DispatchQueue, onChange: @escaping @Sendable () -> Void) {
         guard let fd = Self.open() else { return nil }
-        source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        source.setEventHandler {
+        source = DescriptorReadSource(descriptor: fd, queue: queue) {
             var buffer = [UInt8](repeating: 0, count: 16_384)
             // Drain every queued message (an overrun, ENOBUFS, also means "something changed").
             while true {
@@ -24,8 +23,6 @@ final class NetworkChangeMonitor {
             }
             onChange()
         }
-        source.setCancelHandler { close(fd) }
-        source.resume()
     }
 
     /// A non-blocking netlink socket subscribed to every link, address and route change; nil
@@ -50,6 +47,9 @@ final class NetworkChangeMonitor {
         return fd
     }
 
-    /// Stops watching and closes the socket.
+    /// Stops watching and closes the socket before returning; not from `queue`.
     func cancel() { source.cancel() }
+
+    /// Stops watching; the socket is closed soon after.
+    func cancelLater() { source.cancelLater() }
 }

@@ -3,88 +3,96 @@ import Glibc
 import Logging
 import ReqdCore
 import ReqdProtocol
-import Synchronization
 
 /// Owns the scheduler on one serial queue and drives every job with one `DispatchSourceTimer`.
 ///
-/// Socket handlers and store completions hand their events to an inbox; one block on the queue
-/// drains everything that has arrived (a "turn"), so registrations that arrive together share one
-/// store batch. The timer is armed in wall-clock time at the earliest deadline (derived from the
-/// boot-time deadline, so it fires on time after a suspend) and re-armed when the clock is stepped.
-/// With nothing waiting, and no watchdog, it stays unarmed: an idle daemon does not wake up.
+/// Socket handlers, store commits and HTTP completions hand their events to an `Inbox`; one turn on
+/// the queue handles everything that has arrived, then an `EffectRunner` carries out the effects and
+/// the `WakeupPlan` says when the `WakeupTimer` must fire next (the earliest of the next deadline, the
+/// watchdog ping and a held-back `SystemdStatus` update). With nothing waiting, and no watchdog, the
+/// timer stays unarmed: an idle daemon does not wake up. Clock steps and network changes come from
+/// their monitors as turns of their own.
 public final class SchedulerLoop: @unchecked Sendable {
-    // @unchecked Sendable: every stored var except `inbox` is touched only on `queue`
-    // (asserted with dispatchPrecondition); `inbox` is guarded by its Mutex.
+    // @unchecked Sendable: every stored var is touched only on `queue` (asserted with
+    // dispatchPrecondition), except the timer and the two monitors, which are set once in `init`
+    // before the loop is shared and only read afterwards. `inbox` guards its own state.
+
+    /// What a turn handles.
     enum Item: Sendable {
         case open(ConnectionID, Peer, any MessageSink)
         case event(SchedulerEvent)
         case committed([CommitToken], failure: String?)
+        /// The timer fired.
+        case wakeup
+        /// The wall clock was stepped.
+        case clockStepped
     }
 
     /// The scheduler's queue.
-    public let queue = DispatchQueue(label: "reqd.scheduler", qos: .userInteractive)
+    public let queue: DispatchQueue
+    private let inbox: Inbox<Item>
     private var scheduler: Scheduler
-    private let timer: DispatchSourceTimer
-    private let inbox = Mutex<(items: [Item], scheduled: Bool)>(([], false))
-    private var sinks: [ConnectionID: any MessageSink] = [:]
-    private var store: JobStore?
-    private var executor: HTTPExecutor?
-    private let logger: Logger
-    private let notifier: SystemdNotifier
+    private let runner: EffectRunner
+    private var plan = WakeupPlan()
+    private var status = SystemdStatus()
+    private var timer: WakeupTimer?
     private var clockMonitor: ClockChangeMonitor?
     private var networkMonitor: NetworkChangeMonitor?
-
-    private var jobDeadline: Instant?
-    private var armedFor: Instant?
-    private var watchdogInterval: Int64?
-    private var nextWatchdog: Instant?
-    private var publishedStatus = ""
-    private var statusPublishedAt = Instant(nanoseconds: .min / 2)
-    private var statusDeadline: Instant?
-    private static let statusInterval: Int64 = 1_000_000_000
-
+    private let logger: Logger
+    private let notifier: SystemdNotifier
     private var wakeups = 0
-    /// Set on `queue`, so `handleNow` can tell it is already inside a turn.
-    private static let turnKey = DispatchSpecificKey<Bool>()
+    private var stopped = false
 
     /// Timer wake-ups so far, for tests and benchmarks.
-    public var wakeupCount: Int { queue.sync { wakeups } }
+    public var wakeupCount: Int {
+        dispatchPrecondition(condition: .notOnQueue(queue))
+        return queue.sync { wakeups }
+    }
 
-    /// Creates the loop around a fresh scheduler.
+    /// Creates the loop around a fresh scheduler, with its timer and its clock and network monitors.
     public init(configuration: SchedulerConfiguration, seed: UInt64, logger: Logger, notifier: SystemdNotifier) {
+        let queue = DispatchQueue(label: "reqd.scheduler", qos: .userInteractive)
+        self.queue = queue
+        inbox = Inbox(queue: queue)
         scheduler = Scheduler(configuration: configuration, seed: seed, now: SystemClock.now())
+        runner = EffectRunner(queue: queue, logger: logger)
         self.logger = logger
         self.notifier = notifier
-        queue.setSpecific(key: Self.turnKey, value: true)
-        timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.setEventHandler { [unowned self] in self.timerFired() }
-        timer.schedule(wallDeadline: .distantFuture)
-        timer.activate()
-        queue.sync {
-            clockMonitor = ClockChangeMonitor(queue: queue) { [unowned self] in self.clockWasSet() }
-            networkMonitor = NetworkChangeMonitor(queue: queue) { [unowned self] in self.networkChanged() }
-            if networkMonitor == nil {
-                logger.warning("cannot watch network changes (netlink: \(String(cString: strerror(errno)))); unreachable targets are probed on a timer only")
-            }
+        // Weak: the timer and the monitors live as long as the loop; they must not keep it alive.
+        timer = WakeupTimer(queue: queue) { [weak self] in self?.turnOnQueue([.wakeup]) }
+        clockMonitor = ClockChangeMonitor(queue: queue) { [weak self] in self?.turnOnQueue([.clockStepped]) }
+        networkMonitor = NetworkChangeMonitor(queue: queue) { [weak self] in self?.turnOnQueue([.event(.networkChanged)]) }
+        if networkMonitor == nil {
+            logger.warning("cannot watch network changes (netlink: \(String(cString: strerror(errno)))); unreachable targets are probed on a timer only")
         }
+    }
+
+    deinit {
+        // Only when `stop()` was never called: let the sources go without waiting.
+        timer?.cancel()
+        clockMonitor?.cancelLater()
+        networkMonitor?.cancelLater()
     }
 
     /// Connects the store whose commits gate durable acknowledgements; before start-up only.
     public func attach(store: JobStore) {
-        queue.sync { self.store = store }
+        dispatchPrecondition(condition: .notOnQueue(queue))
+        queue.sync { runner.attach(store: store) }
     }
 
     /// Connects the executor that carries out `send` and `abort`; before start-up only.
     public func attach(executor: HTTPExecutor) {
-        queue.sync { self.executor = executor }
+        dispatchPrecondition(condition: .notOnQueue(queue))
+        queue.sync { runner.attach(executor: executor) }
     }
 
     /// Starts pinging the systemd watchdog from this queue at half the interval.
     public func enableWatchdog(intervalNanos: Int64) {
+        dispatchPrecondition(condition: .notOnQueue(queue))
         queue.sync {
-            watchdogInterval = intervalNanos
-            nextWatchdog = SystemClock.now().instant.advanced(by: intervalNanos / 2)
-            rearm()
+            let now = SystemClock.now()
+            plan.enableWatchdog(intervalNanos: intervalNanos, at: now.instant)
+            timer?.apply(plan.nextArming(), now: now)
         }
     }
 
@@ -97,8 +105,8 @@ public final class SchedulerLoop: @unchecked Sendable {
     /// `sync` on an uncontended serial queue runs the block on the caller's thread, so the
     /// requests of one socket read are handled and their replies written from that same
     /// event-loop thread, in one write and with no hop. Nothing on the scheduler's queue ever
-    /// waits for another thread, so this cannot deadlock; called from the queue itself (a callback
-    /// run inside a turn), it enqueues.
+    /// waits for another thread, so this cannot deadlock. Called back from inside a turn (see
+    /// `Inbox.Arrival.reentrant`), the events join that turn instead.
     ///
     /// HTTP answers do not come this way: the client's one event loop is already the busiest
     /// thread when many requests are out, and handling their turns there too was slower.
@@ -108,11 +116,6 @@ public final class SchedulerLoop: @unchecked Sendable {
     /// `handleNow(_:)`: the acknowledgements a commit releases need no hop to the scheduler's queue.
     public func committedNow(_ tokens: [CommitToken], failure: String?) {
         runNow([.committed(tokens, failure: failure)])
-    }
-
-    private func runNow(_ items: [Item]) {
-        guard DispatchQueue.getSpecific(key: Self.turnKey) == nil else { return items.forEach(enqueue) }
-        queue.sync { self.handle(self.takeInbox() + items) }
     }
 
     /// Registers a new connection and its sink; safe from any thread.
@@ -127,247 +130,105 @@ public final class SchedulerLoop: @unchecked Sendable {
 
     /// Runs an event synchronously on the queue (start-up, reload, shutdown).
     public func perform(_ event: SchedulerEvent) {
-        queue.sync { self.handle([.event(event)]) }
+        dispatchPrecondition(condition: .notOnQueue(queue))
+        queue.sync { turn([.event(event)]) }
     }
 
     /// Reads scheduler state on its queue.
     public func inspect<T: Sendable>(_ body: @Sendable (Scheduler) -> T) -> T {
-        queue.sync { body(scheduler) }
+        dispatchPrecondition(condition: .notOnQueue(queue))
+        return queue.sync { body(scheduler) }
     }
 
-    /// Stops the timer and the clock monitor.
+    /// Stops the loop for good: what is already in the inbox is handled (the connections a shutdown
+    /// closed), then the timer and the monitors are cancelled, with the monitors' descriptors closed
+    /// before this returns, and the loop lets go of its sinks, store and executor. Events that arrive
+    /// later are dropped.
     public func stop() {
-        queue.sync {
-            timer.cancel()
-            clockMonitor?.cancel()
-            clockMonitor = nil
-            networkMonitor?.cancel()
-            networkMonitor = nil
+        dispatchPrecondition(condition: .notOnQueue(queue))
+        let first = queue.sync { () -> Bool in
+            guard !stopped else { return false }
+            turn(inbox.take())
+            stopped = true
+            timer?.cancel()
+            runner.detachAll()
+            return true
         }
+        guard first else { return }
+        clockMonitor?.cancel()
+        networkMonitor?.cancel()
     }
 
     private func enqueue(_ item: Item) {
-        let schedule = inbox.withLock { state -> Bool in
-            state.items.append(item)
-            defer { state.scheduled = true }
-            return !state.scheduled
-        }
-        if schedule {
-            queue.async { self.drain() }
+        if inbox.post(item) {
+            queue.async { self.turn(self.inbox.take()) }
         }
     }
 
-    private func drain() {
-        handle(takeInbox())
-    }
-
-    private func takeInbox() -> [Item] {
-        inbox.withLock { state -> [Item] in
-            defer {
-                state.items = []
-                state.scheduled = false
+    /// Runs a turn now: on the caller's thread from outside, or within the turn in progress.
+    private func runNow(_ items: [Item]) {
+        switch inbox.arrival() {
+        case .outside:
+            queue.sync {
+                let waiting = inbox.take()
+                turn(waiting.isEmpty ? items : waiting + items)
             }
-            return state.items
+        case .reentrant:
+            inbox.keep(items)
         }
+    }
+
+    /// A turn started by the timer or a monitor, already on the queue.
+    private func turnOnQueue(_ items: [Item]) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        turn(items)
+    }
+
+    private func turn(_ items: [Item]) {
+        inbox.runTurn(items) { handle($0) }
     }
 
     private func handle(_ items: [Item]) {
         dispatchPrecondition(condition: .onQueue(queue))
+        guard !stopped else { return }
         let now = SystemClock.now()
         var effects: [SchedulerEffect] = []
         for item in items {
             switch item {
             case .open(let connection, let peer, let sink):
-                sinks[connection] = sink
+                runner.opened(connection, sink: sink)
                 scheduler.handle(.connectionOpened(connection, peer), at: now, into: &effects)
             case .event(let event):
-                if case .connectionClosed(let connection) = event { sinks[connection] = nil }
+                if case .connectionClosed(let connection) = event { runner.closed(connection) }
                 scheduler.handle(event, at: now, into: &effects)
             case .committed(let tokens, let failure):
                 for token in tokens {
                     scheduler.handle(.commitCompleted(token, failure: failure), at: now, into: &effects)
                 }
+            case .wakeup:
+                wakeups += 1
+                let due = plan.fired(at: now.instant)
+                if due.watchdog { notifier.watchdog() }
+                if due.jobs { scheduler.handle(.timerFired, at: now, into: &effects) }
+            case .clockStepped:
+                logger.info("wall clock was set; re-arming the timer")
+                plan.clockStepped()
             }
         }
-        apply(effects, at: now)
-    }
-
-    private func timerFired() {
-        dispatchPrecondition(condition: .onQueue(queue))
-        wakeups += 1
-        armedFor = nil
-        let now = SystemClock.now()
-        if let due = nextWatchdog, due <= now.instant, let interval = watchdogInterval {
-            notifier.watchdog()
-            nextWatchdog = now.instant.advanced(by: interval / 2)
-        }
-        var effects: [SchedulerEffect] = []
-        if let deadline = jobDeadline, deadline <= now.instant {
-            scheduler.handle(.timerFired, at: now, into: &effects)
-        }
-        apply(effects, at: now)
-    }
-
-    private func clockWasSet() {
-        dispatchPrecondition(condition: .onQueue(queue))
-        logger.info("wall clock was set; re-arming the timer")
-        armedFor = nil
-        rearm()
-    }
-
-    private func networkChanged() {
-        dispatchPrecondition(condition: .onQueue(queue))
-        handle([.event(.networkChanged)])
-    }
-
-    private func apply(_ effects: [SchedulerEffect], at now: ClockReading) {
-        var outputs: [ConnectionID: [OutboundMessage]] = [:]
-        var batch = StoreBatch()
-        for effect in effects {
-            switch effect {
-            case .arm(let instant):
-                jobDeadline = instant
-            case .disarm:
-                jobDeadline = nil
-            case .reply(let connection, let id, let result):
-                let response = Response(id: id, outcome: result.mapError(WireErrorMapping.wireError))
-                outputs[connection, default: []].append(.response(response))
-            case .deliver(let event, let recipients):
-                log(event)
-                for recipient in recipients {
-                    outputs[recipient.connection, default: []].append(.event(EventMessage(watch: recipient.watch, event: event)))
-                }
-            case .persist(let change):
-                batch.changes.append(change)
-            case .commitBarrier(let token):
-                batch.barriers.append(token)
-            case .send(let send):
-                // In order with aborts, so an abort in the same turn finds its request.
-                if let executor {
-                    executor.execute(send)
-                } else {
-                    submit(.httpFinished(send.job, attempt: send.attempt, .failure("no HTTP executor")))
-                }
-            case .abort(let job, let attempt):
-                logger.debug("request aborted", metadata: ["job.id": "\(job)", "job.attempt": "\(attempt)"])
-                executor?.abort(job: job, attempt: attempt)
-            case .notice(let message):
-                logger.info("\(message)")
-            case .debug(let job, let message):
-                logger.debug("\(message)", metadata: ["job.id": "\(job)"])
-            }
-        }
-        if !batch.isEmpty {
-            if let store {
-                store.submit(batch)
-            } else {
-                committed(batch.barriers, failure: nil)
-            }
-        }
-        for (connection, messages) in outputs {
-            sinks[connection]?.send(messages)
+        for event in runner.run(effects, plan: &plan) {
+            enqueue(.event(event))
         }
         publishStatus(at: now)
-        rearm(at: now)
+        timer?.apply(plan.nextArming(), now: now)
     }
 
-    private func log(_ event: JobEvent) {
-        let level: Logger.Level
-        switch event.type {
-        case .tick: level = .trace
-        case .polled, .progress, .retrying, .held, .member: level = .debug
-        default: level = .info
-        }
-        guard logger.logLevel <= level else { return }
-        var metadata: Logger.Metadata = ["job.id": "\(event.job)", "job.kind": "\(event.kind.rawValue)", "job.owner": "\(event.owner)"]
-        if let scope = event.scope { metadata["scope"] = "\(scope)" }
-        if let key = event.key { metadata["job.key"] = "\(key)" }
-        switch event.type {
-        case .registered:
-            let remaining = event.remainingMs.map { " (\(DurationText.format(nanoseconds: $0 * 1_000_000)))" } ?? ""
-            logger.info("\(event.kind.rawValue) registered\(remaining)", metadata: metadata)
-        case .tick:
-            logger.trace("tick", metadata: metadata)
-        case .expired:
-            if let late = event.lateByMs { metadata["job.late_by_ms"] = "\(late)" }
-            if let spawned = event.spawned { metadata["job.spawned"] = "\(spawned)" }
-            logger.info("\(event.kind.rawValue) expired", metadata: metadata)
-        case .cancelled:
-            if let replacement = event.replacedBy { metadata["job.replaced_by"] = "\(replacement)" }
-            logger.info("\(event.kind.rawValue) cancelled: \(event.reason?.rawValue ?? "requested")", metadata: metadata)
-        case .polled, .progress:
-            if let polls = event.polls { metadata["job.polls"] = "\(polls)" }
-            if let status = event.status { metadata["http.status"] = "\(status)" }
-            if let progress = event.progress { metadata["job.progress"] = "\(progress)" }
-            if let error = event.error { metadata["job.error"] = "\(error)" }
-            logger.debug("\(event.type.rawValue)", metadata: metadata)
-        case .member:
-            if let member = event.member { metadata["group.member"] = "\(member)" }
-            if let state = event.memberState { metadata["group.member_state"] = "\(state.rawValue)" }
-            if let status = event.status { metadata["http.status"] = "\(status)" }
-            if let error = event.error { metadata["job.error"] = "\(error)" }
-            logger.debug("member ended, \(event.done ?? 0) of \(event.total ?? 0) done", metadata: metadata)
-        case .completed:
-            if let spawned = event.spawned { metadata["job.spawned"] = "\(spawned)" }
-            metadata["group.failures"] = "\(event.failures ?? 0)"
-            logger.info(
-                "group completed: \(event.state?.rawValue ?? "?"), \(event.failures ?? 0) of \(event.total ?? 0) did not succeed",
-                metadata: metadata)
-        case .retrying:
-            if let attempt = event.attempt { metadata["job.attempt"] = "\(attempt)" }
-            if let status = event.status { metadata["http.status"] = "\(status)" }
-            if let error = event.error { metadata["job.error"] = "\(error)" }
-            logger.debug("attempt failed, retrying", metadata: metadata)
-        case .held:
-            if let error = event.error { metadata["job.error"] = "\(error)" }
-            logger.debug("target unreachable, held", metadata: metadata)
-        case .succeeded, .failed, .timedOut, .dead:
-            if let polls = event.polls { metadata["job.polls"] = "\(polls)" }
-            if let attempt = event.attempt { metadata["job.attempt"] = "\(attempt)" }
-            if let status = event.status { metadata["http.status"] = "\(status)" }
-            let detail = event.error.map { ": \($0)" } ?? ""
-            logger.info("\(event.kind.rawValue) \(event.type.rawValue)\(detail)", metadata: metadata)
-        }
-    }
-
-    /// Publishes `STATUS=` when the counts changed, at most once a second.
+    /// Offers `STATUS=` the current counts; a change held back sets the plan's status deadline.
     private func publishStatus(at now: ClockReading) {
         guard notifier.isEnabled else { return }
-        var text = "\(scheduler.activeJobCount) active jobs, \(scheduler.connectionCount) connections"
-        let held = scheduler.heldJobCount
-        if held > 0 { text += ", offline: \(held) request jobs held" }
-        guard text != publishedStatus else {
-            statusDeadline = nil
-            return
-        }
-        let due = statusPublishedAt.advanced(by: Self.statusInterval)
-        if due <= now.instant {
-            notifier.status(text)
-            publishedStatus = text
-            statusPublishedAt = now.instant
-            statusDeadline = nil
-        } else {
-            statusDeadline = due
-        }
-    }
-
-    /// Arms the one timer at the earliest of the job deadline, the watchdog ping and a pending status update.
-    private func rearm(at now: ClockReading = SystemClock.now()) {
-        let target = [jobDeadline, nextWatchdog, statusDeadline].compactMap { $0 }.min()
-        guard target != armedFor else { return }
-        armedFor = target
-        guard let target else {
-            timer.schedule(wallDeadline: .distantFuture)
-            return
-        }
-        let delay = target.nanoseconds(since: now.instant)
-        if delay <= 0 {
-            timer.schedule(wallDeadline: .now())
-        } else {
-            let wall = now.wall.nanosecondsSinceEpoch + delay
-            timer.schedule(
-                wallDeadline: DispatchWallTime(
-                    timespec: timespec(tv_sec: Int(wall / 1_000_000_000), tv_nsec: Int(wall % 1_000_000_000))))
-        }
+        let text = SystemdStatus.text(
+            activeJobs: scheduler.activeJobCount, connections: scheduler.connectionCount,
+            heldJobs: scheduler.heldJobCount)
+        if let line = status.offer(text, at: now.instant) { notifier.status(line) }
+        plan.statusDeadline = status.deadline
     }
 }

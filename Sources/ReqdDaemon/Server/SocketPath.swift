@@ -1,12 +1,10 @@
-// CSystemd as well as Glibc: in a whole-module (release) build the socket constants used here come
-// through the CSystemd shim, which includes <sys/socket.h> too, and Glibc alone no longer finds them.
-import CSystemd
 import Glibc
+import ReqdProtocol
 
 /// Checks and prepares the path the daemon binds its socket to.
 enum SocketPath {
     /// The longest path a `sockaddr_un` holds (108 bytes with the terminating NUL).
-    static let maxLength = 107
+    static let maxLength = UnixSocket.maxPathBytes
 
     /// Makes `path` ready to bind: a stale socket from a crashed run is removed; a live daemon,
     /// a file that is not a socket, or a path that is too long is an error.
@@ -31,20 +29,9 @@ enum SocketPath {
 
     /// Whether something accepts connections on the socket at `path`.
     static func isAccepting(_ path: String) -> Bool {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-            for (index, byte) in path.utf8.prefix(maxLength).enumerated() { buffer[index] = byte }
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        return result == 0
+        guard let fd = try? UnixSocket.connect(path: path) else { return false }
+        close(fd)
+        return true
     }
 
     /// Creates `directory` (and parents) with `mode` when missing.

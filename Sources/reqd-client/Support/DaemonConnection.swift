@@ -16,33 +16,19 @@ final class DaemonConnection {
     init(socket: String?) throws {
         let (path, tried) = SocketLocator.locate(explicit: socket)
         self.path = path
-        let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw ClientFailure(message: "cannot create a socket", status: ExitStatus.unreachable) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            close(fd)
+        do throws(UnixSocket.Failure) {
+            descriptor = try UnixSocket.connect(path: path)
+        } catch where error.code == .pathTooLong {
             throw ClientFailure(message: "socket path too long: \(path)", status: ExitStatus.usage)
-        }
-        withUnsafeMutableBytes(of: &address.sun_path) { buffer in
-            for (index, byte) in bytes.enumerated() { buffer[index] = byte }
-        }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard result == 0 else {
-            let reason = String(cString: strerror(errno))
-            close(fd)
+        } catch {
             let where_ = tried.count > 1 ? "tried \(tried.joined(separator: ", "))" : "at \(path)"
             throw ClientFailure(
                 message: """
-                    cannot reach the reqd daemon (\(reason)); \(where_).
+                    cannot reach the reqd daemon (\(error.reason)); \(where_).
                     Start it with `reqd` (or `systemctl start reqd`), or point --socket or $REQD_SOCKET at its socket.
                     """,
                 status: ExitStatus.unreachable)
         }
-        descriptor = fd
     }
 
     deinit { close(descriptor) }

@@ -1,4 +1,5 @@
 import Foundation
+import ReqdProtocol
 
 /// A blocking Unix-socket connection that writes pre-built request lines and counts reply lines.
 final class BenchSocket: @unchecked Sendable {
@@ -8,14 +9,11 @@ final class BenchSocket: @unchecked Sendable {
     private var pending: [UInt8] = []
 
     init(path: String) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in for (i, b) in path.utf8.enumerated() { raw[i] = b } }
-        let result = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        do {
+            fd = try UnixSocket.connect(path: path)
+        } catch {
+            throw BenchError("\(error)")
         }
-        guard result == 0 else { throw BenchError("cannot connect to \(path): \(String(cString: strerror(errno)))") }
         var timeout = timeval(tv_sec: 60, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }

@@ -1,4 +1,5 @@
 import Foundation
+import ReqdProtocol
 
 /// One measurement of `bench/run`'s suite, on a fresh daemon, printed as `NAME=value` lines.
 ///
@@ -118,17 +119,13 @@ private func restartToReady(count: Int) throws {
     defer { try? FileManager.default.removeItem(atPath: kept) }
 
     let notifyPath = kept + "/notify.sock"
-    let notify = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+    let notify: Int32
+    do {
+        notify = try UnixSocket.bind(path: notifyPath, type: Int32(SOCK_DGRAM.rawValue))
+    } catch {
+        throw BenchError("cannot bind the notify socket: \(error)")
+    }
     defer { close(notify) }
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { raw in
-        for (index, byte) in notifyPath.utf8.prefix(raw.count - 1).enumerated() { raw[index] = byte }
-    }
-    let bound = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(notify, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-    }
-    guard bound == 0 else { throw BenchError("cannot bind the notify socket") }
     var timeout = timeval(tv_sec: 120, tv_usec: 0)
     setsockopt(notify, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
 

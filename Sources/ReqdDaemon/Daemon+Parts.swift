@@ -1,0 +1,81 @@
+import Glibc
+import Logging
+import ReqdCore
+
+extension Daemon {
+    /// What a start has brought up so far. `stop()` and a start that fails part-way take it down
+    /// the same way.
+    struct Parts: Sendable {
+        let loop: SchedulerLoop
+        var store: JobStore?
+        var executor: HTTPExecutor?
+        var listener: SocketListener?
+
+        /// Takes down whatever is up, each part after those that feed it: the listener first (its
+        /// connections close, and their last events reach the loop), then the loop (its timer and
+        /// monitors), the requests still on the wire, and last the store, flushed and closed.
+        func tearDown() {
+            listener?.close()
+            loop.stop()
+            executor?.shutdown()
+            store?.close()
+        }
+    }
+
+    /// The start-up steps after the loop: the store and its jobs, the executor, then the socket.
+    /// Each adds what it starts to `parts` before the next step can fail.
+    static func bringUp(
+        _ configuration: Configuration, socketPath: String, stateDirectory: String, lineLimit: LineLimit,
+        logger: Logger, notifier: SystemdNotifier, into parts: inout Parts
+    ) throws(DaemonError) {
+        let loop = parts.loop
+        do {
+            try SocketPath.makeDirectory(stateDirectory, mode: 0o700)
+        } catch {
+            throw DaemonError(.stateDirectoryUnusable, "state directory \(stateDirectory): \(error.message)")
+        }
+        let store: JobStore
+        let records: [JobRecord]
+        let loadStarted = SystemClock.now().instant
+        do {
+            // Weak, here and for the executor: the loop holds both, so they must not hold it.
+            store = try JobStore(directory: stateDirectory) { [weak loop] tokens, failure in
+                loop?.committedNow(tokens, failure: failure)
+            }
+            parts.store = store
+            records = try store.loadAll()
+        } catch {
+            throw DaemonError(.storageFailed, "cannot open the job store: \(error.message)")
+        }
+        loop.attach(store: store)
+        let executor = HTTPExecutor(settings: configuration.http) { [weak loop] job, attempt, outcome in
+            loop?.submit(.httpFinished(job, attempt: attempt, outcome))
+        }
+        parts.executor = executor
+        loop.attach(executor: executor)
+        let restoreStarted = SystemClock.now().instant
+        loop.perform(.restore(records))
+        let restored = SystemClock.now().instant
+        logger.info(
+            "store opened",
+            metadata: [
+                "store.path": "\(store.path)", "store.restored": "\(records.count)",
+                "store.read_ms": "\(restoreStarted.nanoseconds(since: loadStarted) / 1_000_000)",
+                "store.restore_ms": "\(restored.nanoseconds(since: restoreStarted) / 1_000_000)",
+            ])
+
+        let activated = notifier.listenDescriptors()
+        if activated.isEmpty {
+            let directory = String(socketPath[..<(socketPath.lastIndex(of: "/") ?? socketPath.startIndex)])
+            if configuration.socketPath == nil, directory.hasPrefix("/tmp/") {
+                try SocketPath.makePrivateDirectory(directory)
+            } else if !directory.isEmpty {
+                try SocketPath.makeDirectory(directory, mode: 0o755)
+            }
+            try SocketPath.prepare(socketPath)
+        }
+        parts.listener = try SocketListener.start(
+            adopting: activated.first, path: socketPath, mode: mode_t(configuration.socketMode),
+            socketGroup: configuration.socketGroup, loop: loop, lineLimit: lineLimit, logger: logger)
+    }
+}

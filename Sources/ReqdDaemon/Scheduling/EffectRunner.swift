@@ -1,0 +1,136 @@
+import Dispatch
+import Logging
+import ReqdCore
+import ReqdProtocol
+
+/// Carries out a turn's effects: bookkeeping first, then the calls that leave the loop.
+///
+/// The first pass only sorts: the job deadline goes to the `WakeupPlan`, replies and events are
+/// grouped per connection, store changes gather into one batch, requests and aborts queue up in their
+/// order, and log lines are written. Only then come the outside calls: requests to the executor (in
+/// order, so an abort finds the request it cancels), the batch to the store, and each connection's
+/// lines to its sink in one send. As in AsyncHTTPClient's pool, which changes its state under the
+/// lock and does its I/O after, nothing an outside call does can meet a half-sorted turn.
+/// Confined to the loop's queue.
+final class EffectRunner {
+    private enum WireOperation {
+        case send(HTTPSend)
+        case abort(JobID, attempt: UInt32)
+    }
+
+    private let queue: DispatchQueue
+    private let logger: Logger
+    private var sinks: [ConnectionID: any MessageSink] = [:]
+    private var store: JobStore?
+    private var executor: HTTPExecutor?
+    /// Reused by every turn, which empties it before it ends.
+    private var wire: [WireOperation] = []
+
+    init(queue: DispatchQueue, logger: Logger) {
+        self.queue = queue
+        self.logger = logger
+    }
+
+    /// Connects the store whose commits gate durable acknowledgements.
+    func attach(store: JobStore) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        self.store = store
+    }
+
+    /// Connects the executor that carries out `send` and `abort`.
+    func attach(executor: HTTPExecutor) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        self.executor = executor
+    }
+
+    /// Lets go of the sinks, the store and the executor, once the loop has stopped.
+    func detachAll() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        sinks = [:]
+        store = nil
+        executor = nil
+    }
+
+    /// A connection opened: its lines go to `sink` from now on.
+    func opened(_ connection: ConnectionID, sink: any MessageSink) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        sinks[connection] = sink
+    }
+
+    /// A connection closed: nothing more is sent to it.
+    func closed(_ connection: ConnectionID) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        sinks[connection] = nil
+    }
+
+    /// Carries out `effects`; returns the events that must come back to the scheduler in a later
+    /// turn (a request with no executor fails, a batch with no store commits at once).
+    func run(_ effects: [SchedulerEffect], plan: inout WakeupPlan) -> [SchedulerEvent] {
+        dispatchPrecondition(condition: .onQueue(queue))
+        var outputs: [ConnectionID: [OutboundMessage]] = [:]
+        var batch = StoreBatch()
+        for effect in effects {
+            switch effect {
+            case .arm(let instant):
+                plan.jobDeadline = instant
+            case .disarm:
+                plan.jobDeadline = nil
+            case .reply(let connection, let id, let result):
+                let response = Response(id: id, outcome: result.mapError(WireErrorMapping.wireError))
+                outputs[connection, default: []].append(.response(response))
+            case .deliver(let event, let recipients):
+                log(event)
+                for recipient in recipients {
+                    outputs[recipient.connection, default: []].append(.event(EventMessage(watch: recipient.watch, event: event)))
+                }
+            case .persist(let change):
+                batch.changes.append(change)
+            case .commitBarrier(let token):
+                batch.barriers.append(token)
+            case .send(let send):
+                wire.append(.send(send))
+            case .abort(let job, let attempt):
+                logger.debug("request aborted", metadata: ["job.id": "\(job)", "job.attempt": "\(attempt)"])
+                wire.append(.abort(job, attempt: attempt))
+            case .notice(let message):
+                logger.info("\(message)")
+            case .debug(let job, let message):
+                logger.debug("\(message)", metadata: ["job.id": "\(job)"])
+            }
+        }
+
+        var feedback: [SchedulerEvent] = []
+        if !wire.isEmpty {
+            for operation in wire {
+                switch operation {
+                case .send(let send):
+                    if let executor {
+                        executor.execute(send)
+                    } else {
+                        feedback.append(.httpFinished(send.job, attempt: send.attempt, .failure("no HTTP executor")))
+                    }
+                case .abort(let job, let attempt):
+                    executor?.abort(job: job, attempt: attempt)
+                }
+            }
+            wire.removeAll(keepingCapacity: true)
+        }
+        if !batch.isEmpty {
+            if let store {
+                store.submit(batch)
+            } else {
+                feedback += batch.barriers.map { .commitCompleted($0, failure: nil) }
+            }
+        }
+        for (connection, messages) in outputs {
+            sinks[connection]?.send(messages)
+        }
+        return feedback
+    }
+
+    private func log(_ event: JobEvent) {
+        guard logger.logLevel <= JobEventLog.level(of: event.type) else { return }
+        let entry = JobEventLog.entry(for: event)
+        logger.log(level: entry.level, "\(entry.message)", metadata: entry.metadata)
+    }
+}

@@ -1,0 +1,83 @@
+@testable import ReqdDaemon
+import ReqdProtocol
+import Testing
+
+@Suite("What a connection still owes its client")
+struct ConnectionActivityTests {
+    private static let at = WallTime(nanosecondsSinceEpoch: 0)
+
+    private static func job(_ id: String, _ state: JobState = .active) -> JobInfo {
+        JobInfo(id: id, kind: .countdown, state: state, owner: 1000, key: "k", scope: nil, durable: false, createdAt: at)
+    }
+
+    private static func reply(_ id: Int64, _ body: ReplyBody) -> OutboundMessage {
+        .response(Response(id: .number(id), outcome: .success(body)))
+    }
+
+    private static func event(_ type: JobEventType, job: String, watch: Int64) -> OutboundMessage {
+        .event(EventMessage(watch: .number(watch), event: JobEvent(type: type, job: job, kind: .countdown, key: nil, scope: nil, owner: 1000, at: at)))
+    }
+
+    private static func request(_ id: Int64, _ body: RequestBody) -> Request { Request(id: .number(id), body: body) }
+
+    @Test("idle once every request handed over has its reply")
+    func replies() {
+        var activity = ConnectionActivity()
+        #expect(activity.isIdle)
+        activity.handedOver(Self.request(1, .hello(HelloRequest())))
+        activity.handedOver(Self.request(2, .wait(WaitRequest(job: "cd_1"))))
+        #expect(activity.unanswered == 2)
+        activity.wrote(Self.reply(1, .hello(HelloResult(protocolVersion: 1, server: "reqd", version: "0", uid: 0))))
+        #expect(!activity.isIdle)
+        activity.wrote(Self.reply(2, .job(JobResult(job: Self.job("cd_1", .expired)))))
+        #expect(activity.isIdle)
+    }
+
+    @Test("a job's stream lasts from a streaming reply to the job's terminal event on that watch")
+    func jobStream() {
+        var activity = ConnectionActivity()
+        activity.handedOver(Self.request(7, .watch(JobSelector(job: "cd_1"))))
+        activity.wrote(Self.reply(7, .watching(WatchResult(job: Self.job("cd_1"), scope: nil, streaming: true))))
+        #expect(activity.streams == [.init(tag: .number(7), target: .job("cd_1"))])
+        activity.wrote(Self.event(.tick, job: "cd_1", watch: 7))
+        activity.wrote(Self.event(.expired, job: "cd_1", watch: 8))
+        #expect(!activity.isIdle, "another watch's terminal event ends nothing")
+        activity.wrote(Self.event(.expired, job: "cd_1", watch: 7))
+        #expect(activity.isIdle)
+    }
+
+    @Test("follow on a registration streams while the job is active; a refused or ended one does not")
+    func follow() {
+        var activity = ConnectionActivity()
+        var spec = CountdownSpec(key: "k", durationMs: 1_000)
+        spec.follow = true
+        activity.handedOver(Self.request(1, .registerCountdown(spec)))
+        activity.wrote(Self.reply(1, .registered(RegisterResult(job: Self.job("cd_1"), replaced: nil))))
+        #expect(activity.streams == [.init(tag: .number(1), target: .job("cd_1"))])
+        activity.wrote(Self.event(.cancelled, job: "cd_1", watch: 1))
+        #expect(activity.isIdle)
+
+        activity.handedOver(Self.request(2, .registerCountdown(spec)))
+        activity.wrote(.response(Response(id: .number(2), outcome: .failure(WireError(.badField, "no")))))
+        activity.handedOver(Self.request(3, .registerCountdown(spec)))
+        activity.wrote(Self.reply(3, .registered(RegisterResult(job: Self.job("cd_2", .expired), replaced: nil))))
+        #expect(activity.isIdle)
+
+        spec.follow = nil
+        activity.handedOver(Self.request(4, .registerCountdown(spec)))
+        activity.wrote(Self.reply(4, .registered(RegisterResult(job: Self.job("cd_3"), replaced: nil))))
+        #expect(activity.isIdle, "without follow a registration streams nothing")
+    }
+
+    @Test("a scope's stream ends only with unwatch")
+    func scopeStream() {
+        var activity = ConnectionActivity()
+        activity.handedOver(Self.request(5, .watch(JobSelector(scope: "kitchen"))))
+        activity.wrote(Self.reply(5, .watching(WatchResult(job: nil, scope: "kitchen", streaming: true))))
+        activity.wrote(Self.event(.expired, job: "cd_1", watch: 5))
+        #expect(activity.streams == [.init(tag: .number(5), target: .scope)])
+        activity.handedOver(Self.request(6, .unwatch(UnwatchRequest(watch: .number(5)))))
+        activity.wrote(Self.reply(6, .unwatched(UnwatchResult(removed: 1))))
+        #expect(activity.isIdle)
+    }
+}
