@@ -108,14 +108,3 @@ public final class Daemon: Sendable {
         logger.info("reqd stopped")
     }
 }
-
-/// The per-connection limits, read by each new connection and changed by reload.
-final class LineLimit: Sendable {
-    let bytes: Atomic<Int>
-    let pendingBytes: Atomic<Int>
-
-    init(_ bytes: Int, pendingBytes: Int) {
-        self.bytes = Atomic(bytes)
-        self.pendingBytes = Atomic(pendingBytes)
-    }
-}

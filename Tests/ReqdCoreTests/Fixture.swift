@@ -43,6 +43,22 @@ enum Fixture {
     }
 }
 
+extension Fixture {
+    /// A fresh machine of `kind`, for a job whose machine a test does not look at.
+    static func work(of kind: JobKind) -> Job.Work {
+        switch kind {
+        case .countdown: .countdown(Countdown(deadline: start.advanced(by: 60 * second), tick: second, lateBy: nil))
+        case .poll:
+            .poll(
+                Poll(
+                    request: get("https://api.example/p"), every: second, condition: try! PollCondition(parsing: "status == 200"),
+                    progressPointer: nil, timeout: nil, deadline: nil, maxPolls: nil, maxFailures: 5, firstStart: start))
+        case .request: .request(delivery())
+        case .group: .group(Group(members: [GroupMember(delivery: delivery())], concurrency: 1, timeout: nil, deadline: nil, onComplete: nil))
+        }
+    }
+}
+
 /// The instant `nanoseconds` after `Fixture.start`.
 func at(_ nanoseconds: Int64) -> Instant { Fixture.start.advanced(by: nanoseconds) }
 

@@ -120,7 +120,7 @@ struct GroupTests {
             let late = h.answer(send, status: 200)
             #expect(late.sends.isEmpty && late.events.isEmpty)
         }
-        #expect(h.scheduler.table.headers.values.allSatisfy { $0.kind == .group })
+        #expect(h.scheduler.table.headers { $0.kind != .group }.isEmpty)
         #expect(h.scheduler.job(id)?.state == .cancelled)
     }
 
@@ -149,12 +149,12 @@ struct GroupTests {
         let body = try #require(send.request.body.flatMap { JSONValue(json: $0) }, "the body is JSON: \(text)")
         guard case .object(let result) = body, case .array(let results)? = result["members"],
             case .array(let errors)? = result["errors"]
-        else { throw GroupFailure("unexpected body \(text)") }
+        else { throw TestFailure("unexpected body \(text)") }
         #expect(result["job"] == .string(id.rawValue))
         #expect(result["state"] == .string("failed"))
         #expect(results.count == 2)
         #expect(errors.count == 1)
-        #expect(h.scheduler.table.headers.values.filter { $0.kind == .request }.count == 1)
+        #expect(h.scheduler.table.headers { $0.kind == .request }.count == 1)
     }
 
     @Test("two groups with identical members share nothing")
@@ -204,9 +204,4 @@ struct GroupTests {
         #expect(effects.sends.isEmpty)
         #expect(h.scheduler.activeJobCount == 0)
     }
-}
-
-private struct GroupFailure: Error {
-    var message: String
-    init(_ message: String) { self.message = message }
 }

@@ -2,15 +2,15 @@ import ReqdProtocol
 import Testing
 @testable import ReqdCore
 
-/// A daemon holds a million jobs in two dictionaries, one of headers and one of their kind's
-/// machines, whose slots are as wide as their values, so the memory per countdown in
-/// BENCHMARKS.md rests on these sizes staying small.
+/// A daemon holds a million countdowns in one dictionary whose slots are as wide as a countdown's
+/// header and machine, so the memory per countdown in BENCHMARKS.md rests on these sizes staying small.
 @Suite("Job layout")
 struct JobLayoutTests {
-    @Test("a job's header and a countdown stay small inline; ended-job fields are boxed")
+    @Test("a countdown's slot stays small inline: its header and its machine; ended-job fields are boxed")
     func inlineSizes() {
         #expect(MemoryLayout<Countdown>.size <= 32)
         #expect(MemoryLayout<JobHeader>.stride <= 80)
+        #expect(MemoryLayout<JobSlot<Countdown>>.stride <= 112)
     }
 
     @Test("the boxed fields of an ended job read back what was set, each independently")

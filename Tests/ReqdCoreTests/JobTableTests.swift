@@ -9,6 +9,11 @@ private func header(_ id: String, kind: JobKind = .countdown, owner: UInt32 = 10
 }
 
 private extension JobTable {
+    /// Adds a new active job with this header and a fresh machine of its kind.
+    mutating func insert(_ header: JobHeader) {
+        insert(Job(header: header, work: Fixture.work(of: header.kind)))
+    }
+
     /// Ends a job and starts its retention, as the scheduler does for every end but a dead letter.
     mutating func endAndRetain(_ id: String, as state: JobState = .failed, at nanoseconds: Int64) {
         end(JobID(id), as: state, reason: nil, replacedBy: nil, at: reading(nanoseconds).wall)

@@ -66,8 +66,8 @@ struct PollConditionTests {
         #expect {
             _ = try PollCondition(parsing: condition)
         } throws: { error in
-            guard let error = error as? PollConditionError else { return false }
-            return error.column == column
+            guard let error = error as? SchedulerError else { return false }
+            return error.code == .badCondition && error.column == column
         }
     }
 

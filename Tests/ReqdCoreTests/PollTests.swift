@@ -5,22 +5,12 @@ import Testing
 private let second = Harness.second
 private let ms = Harness.ms
 
-private func spec(
-    every: Int64 = 3_000, until: String = #"/state == "done""#, progress: String? = "/progress",
-    timeoutMs: Int64? = nil, maxPolls: Int? = nil, maxFailures: Int? = nil, ephemeral: Bool = false,
-    follow: Bool = true
-) -> PollSpec {
-    PollSpec(
-        url: "https://api.example/jobs/7", everyMs: every, until: until, progress: progress, timeoutMs: timeoutMs,
-        maxPolls: maxPolls, maxFailures: maxFailures, ephemeral: ephemeral, follow: follow)
-}
-
 @Suite("Poll semantics on the injected clock")
 struct PollTests {
     @Test("the first request starts at registration, and no second one starts while it is out")
     func noOverlap() {
         var h = Harness()
-        let (id, effects) = h.poll(spec())
+        let (id, effects) = h.poll(pollSpec())
         #expect(effects.sends.count == 1)
         #expect(effects.sends.first?.attempt == 1)
         #expect(effects.sends.first?.parseJSON == true)
@@ -35,7 +25,7 @@ struct PollTests {
     func fastAnswerWaitsForInterval() {
         var h = Harness()
         let start = h.now.instant
-        let (_, effects) = h.poll(spec())
+        let (_, effects) = h.poll(pollSpec())
         h.advance(120 * ms)
         let answered = h.answer(effects.sends[0], json: .remote(state: "running", progress: 5))
         #expect(answered.sends.isEmpty)
@@ -48,7 +38,7 @@ struct PollTests {
     @Test("after a slow answer the next request starts at once, with no idle gap")
     func slowAnswerStartsNextAtOnce() {
         var h = Harness()
-        let (id, effects) = h.poll(spec())
+        let (id, effects) = h.poll(pollSpec())
         h.advance(4_700 * ms)
         let answered = h.answer(effects.sends[0], json: .remote(state: "running"))
         #expect(answered.sends.map(\.attempt) == [2])
@@ -60,7 +50,7 @@ struct PollTests {
         var h = Harness()
         var random = RandomSource(seed: 7)
         let every = 3 * second
-        var (_, effects) = h.poll(spec(until: "/never == true"))
+        var (_, effects) = h.poll(pollSpec(until: "/never == true"))
         var send = effects.sends[0]
         var lastStart = h.now.instant
         var outstanding = 1
@@ -87,7 +77,7 @@ struct PollTests {
         var configuration = SchedulerConfiguration()
         configuration.resultBodyBytes = 16
         var h = Harness(configuration: configuration)
-        let (id, effects) = h.poll(spec(until: #"/state == "done" && status == 200"#))
+        let (id, effects) = h.poll(pollSpec(until: #"/state == "done" && status == 200"#))
         h.advance(50 * ms)
         let body = #"{"state":"done","note":"écrit"}"#
         let done = h.answer(effects.sends[0], json: .object(["state": .string("done"), "note": .string("écrit")]), text: body)
@@ -114,7 +104,7 @@ struct PollTests {
     @Test("progress only moves forward: a lower value is dropped and logged, an equal one is no news")
     func progressIsMonotonic() {
         var h = Harness()
-        var (id, effects) = h.poll(spec())
+        var (id, effects) = h.poll(pollSpec())
         var reported: [Double] = []
         var notes: [String] = []
         for value in [10.0, 30, 20, 30, 55, 54, 100] {
@@ -132,7 +122,7 @@ struct PollTests {
     @Test("answers that bring no progress are reported as 'polled' with the count")
     func polledEvents() {
         var h = Harness()
-        let (_, effects) = h.poll(spec(progress: nil))
+        let (_, effects) = h.poll(pollSpec(progress: nil))
         let answered = h.answer(effects.sends[0], json: .remote(state: "running"))
         #expect(answered.events(.polled).map(\.polls) == [1])
         #expect(answered.events(.progress).isEmpty)
@@ -141,7 +131,7 @@ struct PollTests {
     @Test("5xx, 429, transport errors and non-JSON bodies fail; the limit ends the job with the last error")
     func failuresEndTheJob() {
         var h = Harness()
-        var (id, effects) = h.poll(spec(maxFailures: 4))
+        var (id, effects) = h.poll(pollSpec(maxFailures: 4))
         let start = h.now.instant
         effects = h.answer(effects.sends[0], status: 503, json: nil, text: "busy")
         #expect(h.scheduler.job(id)?.poll?.failures == 1)
@@ -164,7 +154,7 @@ struct PollTests {
     @Test("one good answer resets the failure count")
     func successResetsFailures() {
         var h = Harness()
-        var (id, effects) = h.poll(spec(maxFailures: 2))
+        var (id, effects) = h.poll(pollSpec(maxFailures: 2))
         for round in 0..<6 {
             effects = round.isMultiple(of: 2)
                 ? h.answer(effects.sends[0], status: 500, json: nil)
@@ -180,7 +170,7 @@ struct PollTests {
         var configuration = SchedulerConfiguration()
         configuration.maxPollBackoffNanos = 10 * second
         var h = Harness(configuration: configuration)
-        var (_, effects) = h.poll(spec(every: 1_000, maxFailures: 50))
+        var (_, effects) = h.poll(pollSpec(every: 1_000, maxFailures: 50))
         var starts: [Instant] = [h.now.instant]
         for _ in 0..<8 {
             effects = h.fail(effects.sends[0])
@@ -194,7 +184,7 @@ struct PollTests {
     @Test("a body that is not JSON is no failure when the condition only reads the status")
     func statusConditionNeedsNoJSON() {
         var h = Harness()
-        let (id, effects) = h.poll(spec(until: "status in 200..299", progress: nil))
+        let (id, effects) = h.poll(pollSpec(until: "status in 200..299", progress: nil))
         #expect(effects.sends.first?.parseJSON == false)
         let done = h.answer(effects.sends[0], status: 204, json: nil, text: "")
         #expect(done.events(.succeeded).count == 1)
@@ -207,7 +197,7 @@ struct PollTests {
         configuration.requestTimeoutNanos = 30 * second
         var h = Harness(configuration: configuration)
         let start = h.now.instant
-        let (id, effects) = h.poll(spec(maxFailures: 3))
+        let (id, effects) = h.poll(pollSpec(maxFailures: 3))
         #expect(h.armed == start.advanced(by: 30 * second))
         let fired = h.fireAtArmedDeadline()
         #expect(fired.aborts.map(\.1) == [effects.sends[0].attempt])
@@ -224,7 +214,7 @@ struct PollTests {
     func timeoutAbortsInFlight() {
         var h = Harness()
         let start = h.now.instant
-        let (id, effects) = h.poll(spec(timeoutMs: 10_000))
+        let (id, effects) = h.poll(pollSpec(timeoutMs: 10_000))
         #expect(h.armed == start.advanced(by: 10 * second))
         let fired = h.fireAtArmedDeadline()
         #expect(fired.events(.timedOut).count == 1)
@@ -240,7 +230,7 @@ struct PollTests {
     func timeoutBetweenPolls() {
         var h = Harness()
         let start = h.now.instant
-        let (id, effects) = h.poll(spec(every: 5_000, timeoutMs: 7_000))
+        let (id, effects) = h.poll(pollSpec(every: 5_000, timeoutMs: 7_000))
         _ = h.answer(effects.sends[0], json: .remote(state: "running"))
         _ = h.fireAtArmedDeadline()
         let second = h.scheduler.job(id)!.poll!
@@ -255,7 +245,7 @@ struct PollTests {
     @Test("max_polls ends the job timed_out after that many answers")
     func maxPolls() {
         var h = Harness()
-        var (id, effects) = h.poll(spec(maxPolls: 3))
+        var (id, effects) = h.poll(pollSpec(maxPolls: 3))
         for _ in 0..<3 {
             effects = h.answer(effects.sends[0], json: .remote(state: "running"))
             if effects.sends.isEmpty, h.armed != nil { effects = h.fireAtArmedDeadline() }
@@ -268,7 +258,7 @@ struct PollTests {
     @Test("cancelling a poll aborts its request on the wire; a stale completion is ignored")
     func cancelAborts() {
         var h = Harness()
-        let (id, _) = h.poll(spec(ephemeral: true))
+        let (id, _) = h.poll(pollSpec(ephemeral: true))
         let cancelled = h.request(.cancel(JobSelector(job: id.rawValue)))
         #expect(cancelled.aborts.map(\.0) == [id])
         #expect(h.handle(.httpFinished(id, attempt: 1, .failure("cancelled"))).events.isEmpty)
@@ -279,16 +269,16 @@ struct PollTests {
     func refusals() {
         var h = Harness()
         for url in ["ftp://example.com/x", "example.com/x", "http://", "http://host:99999/", "http://exa mple.com/", "file:///etc/passwd"] {
-            var s = spec()
+            var s = pollSpec()
             s.url = url
             #expect(h.request(.registerPoll(s)).errorCodes == [.badURL], "\(url)")
         }
         for url in ["http://127.0.0.1:8080/jobs/7?x=1", "https://[::1]:443/a", "HTTPS://user@Example.com"] {
-            var s = spec(ephemeral: true)
+            var s = pollSpec(ephemeral: true)
             s.url = url
             #expect(h.request(.registerPoll(s)).errorCodes.isEmpty, "\(url)")
         }
-        var bad = spec(until: #"/state == "done" && statuss == 200"#)
+        var bad = pollSpec(until: #"/state == "done" && statuss == 200"#)
         let effects = h.request(.registerPoll(bad))
         guard case .failure(let error)? = effects.replies.first?.result else {
             Issue.record("accepted a bad condition")
@@ -296,12 +286,12 @@ struct PollTests {
         }
         #expect(error.code == .badCondition)
         #expect(error.column == 21)
-        bad = spec(progress: "progress")
+        bad = pollSpec(progress: "progress")
         #expect(h.request(.registerPoll(bad)).errorCodes == [.badCondition])
-        #expect(h.request(.registerPoll(spec(every: 10))).errorCodes == [.badDuration])
-        #expect(h.request(.registerPoll(spec(timeoutMs: 0))).errorCodes == [.badDuration])
-        #expect(h.request(.registerPoll(spec(maxFailures: 0))).errorCodes == [.badField])
-        var header = spec()
+        #expect(h.request(.registerPoll(pollSpec(every: 10))).errorCodes == [.badDuration])
+        #expect(h.request(.registerPoll(pollSpec(timeoutMs: 0))).errorCodes == [.badDuration])
+        #expect(h.request(.registerPoll(pollSpec(maxFailures: 0))).errorCodes == [.badField])
+        var header = pollSpec()
         header.headers = ["X-Evil: a\r\nInjected: b"]
         #expect(h.request(.registerPoll(header)).errorCodes == [.badField])
         header.headers = ["NoColon"]
@@ -312,7 +302,7 @@ struct PollTests {
     @Test("a durable poll is stored, and after a restart resumes with its id, counters and progress")
     func resumesAfterRestart() {
         var h = Harness()
-        var (id, effects) = h.poll(spec(timeoutMs: 600_000))
+        var (id, effects) = h.poll(pollSpec(timeoutMs: 600_000))
         for value in [20.0, 45] {
             h.advance(100 * ms)
             effects = h.answer(effects.sends[0], json: .remote(state: "running", progress: value))
@@ -338,21 +328,5 @@ struct PollTests {
         #expect(fired.sends.map(\.attempt) == [4])
         let more = restarted.answer(fired.sends[0], json: .remote(state: "running", progress: 40))
         #expect(more.events(.progress).isEmpty)
-    }
-}
-
-@Suite("Poll jobs and keys")
-struct PollKeyTests {
-    @Test("a new poll with the same key replaces the running one and aborts its request")
-    func replacementAborts() {
-        var h = Harness()
-        var first = spec(ephemeral: true)
-        first.key = "export"
-        let (oldID, _) = h.poll(first)
-        let (newID, effects) = h.poll(first)
-        #expect(effects.aborts.map(\.0) == [oldID])
-        #expect(effects.events(.cancelled).first?.replacedBy == newID.rawValue)
-        #expect(effects.sends.map(\.job) == [newID])
-        #expect(h.scheduler.job(oldID)?.state == .cancelled)
     }
 }

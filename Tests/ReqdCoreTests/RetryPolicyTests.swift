@@ -110,7 +110,7 @@ struct RetryPolicyTests {
         let ended = h.handle(.httpFinished(id, attempt: try #require(effects.sends.first).attempt, .failure("connection refused")))
         #expect(ended.events(.dead).first?.error == "connection refused")
         guard case .success(.jobs(let listed))? = h.request(.list(ListRequest(state: .dead))).replies.first?.result else {
-            throw RetryFailure("list failed")
+            throw TestFailure("list failed")
         }
         #expect(listed.jobs.map(\.id) == [reply.job.id])
         #expect(h.armed == h.now.instant.advanced(by: h.scheduler.configuration.deadRetentionNanos))
@@ -157,7 +157,7 @@ struct RetryPolicyTests {
         let report = try #require(ok.sends.first)
         #expect(report.request.method == "POST")
         #expect(report.request.url == "https://hooks.example/ok")
-        guard case .object(let body)? = report.request.body.flatMap({ JSONValue(json: $0) }) else { throw RetryFailure("no JSON body") }
+        guard case .object(let body)? = report.request.body.flatMap({ JSONValue(json: $0) }) else { throw TestFailure("no JSON body") }
         #expect(body["state"] == .string("succeeded"))
         #expect(body["status"] == .number(201))
 
@@ -166,9 +166,4 @@ struct RetryPolicyTests {
         #expect(bad.sends.map(\.request.url) == ["https://hooks.example/bad"])
         #expect(bad.sends.first?.request.method == "PUT")
     }
-}
-
-private struct RetryFailure: Error {
-    var message: String
-    init(_ message: String) { self.message = message }
 }

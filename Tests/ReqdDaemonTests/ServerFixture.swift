@@ -4,36 +4,6 @@ import ReqdTestSupport
 import Synchronization
 import Testing
 
-/// Starts a daemon that accepts short poll intervals, for tests that must not take long.
-func startPollDaemon(in directory: TemporaryDirectory, configure: (inout Configuration) -> Void = { _ in }) throws -> Daemon {
-    try startDaemon(in: directory) { configuration in
-        configuration.scheduler.minPollEveryNanos = 10_000_000
-        configure(&configuration)
-    }
-}
-
-func poll(_ url: String, every: Int, until: String = #"/state == "done""#, extra: [String: Any] = [:]) -> [String: Any] {
-    var request: [String: Any] = ["op": "register-poll", "url": url, "every_ms": every, "until": until]
-    request.merge(extra) { $1 }
-    return request
-}
-
-/// Answers a path with each body of a script in turn, then repeats the last one.
-final class Script: Sendable {
-    private let replies: Mutex<[String: [TestHTTPServer.Reply]]>
-
-    init(_ replies: [String: [TestHTTPServer.Reply]]) { self.replies = Mutex(replies) }
-
-    func reply(path: String) -> TestHTTPServer.Reply {
-        replies.withLock { replies in
-            guard var list = replies[path], !list.isEmpty else { return TestHTTPServer.Reply(status: 404, body: "{}") }
-            let next = list.count > 1 ? list.removeFirst() : list[0]
-            replies[path] = list
-            return next
-        }
-    }
-}
-
 /// A test HTTP server and a daemon whose jobs call it, with a client connection; stopped on deinit.
 final class ServerFixture {
     let server: TestHTTPServer
@@ -105,4 +75,3 @@ final class ServerFixture {
         return false
     }
 }
-

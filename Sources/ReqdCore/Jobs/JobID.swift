@@ -13,6 +13,21 @@ public struct JobID: Hashable, Sendable, Comparable, CustomStringConvertible {
     public static func < (lhs: JobID, rhs: JobID) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
+extension JobID {
+    /// The kind the id's prefix names; nil for an id reqd never made, which names no job.
+    public var kind: JobKind? {
+        var bytes = rawValue.utf8.makeIterator()
+        guard let first = bytes.next(), let second = bytes.next(), bytes.next() == UInt8(ascii: "_") else { return nil }
+        switch (first, second) {
+        case (UInt8(ascii: "c"), UInt8(ascii: "d")): return .countdown
+        case (UInt8(ascii: "p"), UInt8(ascii: "l")): return .poll
+        case (UInt8(ascii: "r"), UInt8(ascii: "q")): return .request
+        case (UInt8(ascii: "g"), UInt8(ascii: "r")): return .group
+        default: return nil
+        }
+    }
+}
+
 extension JobKind {
     /// The prefix of this kind's job ids.
     var idPrefix: String {

@@ -1,8 +1,19 @@
+import ReqdProtocol
+
 /// Bulk loading at start-up, where a million jobs in a row make every hash lookup count.
 extension JobTable {
-    /// Makes room for `jobs` more jobs, `keys` of them with keys.
-    mutating func reserve(jobs: Int, keys: Int) {
-        headers.reserveCapacity(headers.count + jobs)
+    /// Makes room for the jobs of `records` at once, so a bulk load does not grow the tables step by step.
+    mutating func reserve(for records: [JobRecord]) {
+        var kinds: [JobKind: Int] = [:]
+        var keys = 0
+        for record in records {
+            kinds[record.kind, default: 0] += 1
+            if record.key != nil { keys += 1 }
+        }
+        countdowns.reserveCapacity(countdowns.count + kinds[.countdown, default: 0])
+        polls.reserveCapacity(polls.count + kinds[.poll, default: 0])
+        deliveries.reserveCapacity(deliveries.count + kinds[.request, default: 0])
+        groups.reserveCapacity(groups.count + kinds[.group, default: 0])
         activeByKey.reserveCapacity(activeByKey.count + keys)
     }
 
@@ -19,9 +30,9 @@ extension JobTable {
     }
 
     /// Adds a restored job, active (its key already claimed) or ended, counted through `tally`.
-    mutating func insertRestored(_ header: JobHeader, tally: inout CountTally) {
-        headers[header.id] = header
-        if header.state == .active, let scope = header.scope { activeByScope[scope, default: []].insert(header.id) }
-        tally.add(header, to: &self)
+    mutating func insertRestored(_ job: Job, tally: inout CountTally) {
+        place(job)
+        if job.state == .active, let scope = job.scope { activeByScope[scope, default: []].insert(job.id) }
+        tally.add(job.header, to: &self)
     }
 }

@@ -20,7 +20,7 @@ extension JobTable {
             if let stale = staleRetained[id] {
                 staleRetained[id] = stale > 1 ? stale - 1 : nil
                 staleRetainedCount -= 1
-            } else if let header = headers[id], header.state != .active, header.state != .dead {
+            } else if let header = self[id], header.state != .active, header.state != .dead {
                 due.append(id)
             }
             if retainedHead > 1024, retainedHead * 2 > retained.count {

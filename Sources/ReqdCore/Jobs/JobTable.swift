@@ -1,11 +1,14 @@
 import ReqdProtocol
 
-/// Every job's header, the indexes over them, the counts the summary shows, and how long ended
-/// jobs stay.
+/// Every job, the indexes over them, the counts the summary shows, and how long ended jobs stay.
 ///
-/// A data machine in the sense of STYLE.md: it keeps its indexes true and reports facts; the
-/// scheduler decides. It knows no kind's state: each kind's machines live in a table of their
-/// own, keyed by the same ids.
+/// Each kind has a table of its own, keyed by id, whose slots hold a job's header beside its
+/// state machine (`JobSlot`): each slot is sized for its kind, and one lookup finds both. A job's
+/// id names its kind in its prefix, so finding a job by id is one lookup in one table. The
+/// scheduler changes a slot's `machine` in place (`table.polls[id]?.machine.timerFired(…)`); a
+/// slot's `header` changes only through the methods here, which keep the key and scope indexes and
+/// the counts true. A data machine in the sense of STYLE.md: it keeps its indexes and reports
+/// facts; the scheduler decides.
 struct JobTable: Sendable {
     /// A key in one owner's namespace.
     struct OwnedKey: Hashable, Sendable {
@@ -13,7 +16,11 @@ struct JobTable: Sendable {
         var key: String
     }
 
-    var headers: [JobID: JobHeader] = [:]
+    var countdowns: [JobID: JobSlot<Countdown>] = [:]
+    var polls: [JobID: JobSlot<Poll>] = [:]
+    var deliveries: [JobID: JobSlot<Delivery>] = [:]
+    var groups: [JobID: JobSlot<Group>] = [:]
+
     var activeByKey: [OwnedKey: JobID] = [:]
     var activeByScope: [String: Set<JobID>] = [:]
     /// Jobs by owner, kind and state, for the summary.
@@ -31,10 +38,49 @@ struct JobTable: Sendable {
     var staleRetainedCount = 0
 
     /// The header of a job.
-    subscript(id: JobID) -> JobHeader? { headers[id] }
+    subscript(id: JobID) -> JobHeader? {
+        switch id.kind {
+        case .countdown?: countdowns[id]?.header
+        case .poll?: polls[id]?.header
+        case .request?: deliveries[id]?.header
+        case .group?: groups[id]?.header
+        case nil: nil
+        }
+    }
+
+    /// A whole job as one value: its header and a copy of its machine; see `Job`.
+    func job(_ id: JobID) -> Job? {
+        switch id.kind {
+        case .countdown?: countdowns[id].map { Job(header: $0.header, work: .countdown($0.machine)) }
+        case .poll?: polls[id].map { Job(header: $0.header, work: .poll($0.machine)) }
+        case .request?: deliveries[id].map { Job(header: $0.header, work: .request($0.machine)) }
+        case .group?: groups[id].map { Job(header: $0.header, work: .group($0.machine)) }
+        case nil: nil
+        }
+    }
 
     /// The number of jobs held, active and ended.
-    var count: Int { headers.count }
+    var count: Int { countdowns.count + polls.count + deliveries.count + groups.count }
+
+    /// The headers of every job that satisfies `isIncluded`.
+    func headers(where isIncluded: (JobHeader) -> Bool) -> [JobHeader] {
+        var headers: [JobHeader] = []
+        for slot in countdowns.values where isIncluded(slot.header) { headers.append(slot.header) }
+        for slot in polls.values where isIncluded(slot.header) { headers.append(slot.header) }
+        for slot in deliveries.values where isIncluded(slot.header) { headers.append(slot.header) }
+        for slot in groups.values where isIncluded(slot.header) { headers.append(slot.header) }
+        return headers
+    }
+
+    /// The requests a job has on the wire now, by attempt number, for aborting them.
+    func onWire(_ id: JobID) -> [UInt32] {
+        switch id.kind {
+        case .countdown?, nil: []
+        case .poll?: polls[id].map { $0.machine.inFlight ? [$0.machine.attempts] : [] } ?? []
+        case .request?: deliveries[id].map { $0.machine.inFlight ? [$0.machine.attempts] : [] } ?? []
+        case .group?: groups[id]?.machine.onWire ?? []
+        }
+    }
 
     /// The active job that holds `key` in `owner`'s namespace.
     func holder(ofKey key: String, owner: UInt32) -> JobID? { activeByKey[OwnedKey(owner: owner, key: key)] }
@@ -44,21 +90,35 @@ struct JobTable: Sendable {
 
     /// Adds a new active job: it takes its key (the caller has ended the job that held it) and
     /// joins its scope and the counts.
-    mutating func insert(_ header: JobHeader) {
-        headers[header.id] = header
+    mutating func insert(_ job: Job) {
+        place(job)
+        let header = job.header
         if let key = header.key { activeByKey[OwnedKey(owner: header.owner, key: key)] = header.id }
         if let scope = header.scope { activeByScope[scope, default: []].insert(header.id) }
         adjustCount(owner: header.owner, kind: header.kind, state: .active, by: 1)
     }
 
+    /// Puts a job in its kind's table.
+    mutating func place(_ job: Job) {
+        switch job.work {
+        case .countdown(let countdown): countdowns[job.id] = JobSlot(header: job.header, machine: countdown)
+        case .poll(let poll): polls[job.id] = JobSlot(header: job.header, machine: poll)
+        case .request(let delivery): deliveries[job.id] = JobSlot(header: job.header, machine: delivery)
+        case .group(let group): groups[job.id] = JobSlot(header: job.header, machine: group)
+        }
+    }
+
     /// Records that an active job ended: it leaves its key and scope, and the counts move.
     mutating func end(_ id: JobID, as state: JobState, reason: CancelReason?, replacedBy: JobID?, at now: WallTime) {
-        guard var header = headers[id], header.state == .active else { return }
-        header.state = state
-        header.reason = reason
-        header.replacedBy = replacedBy
-        header.endedAt = now
-        headers[id] = header
+        let ended = modifyHeader(id) { header -> JobHeader? in
+            guard header.state == .active else { return nil }
+            header.state = state
+            header.reason = reason
+            header.replacedBy = replacedBy
+            header.endedAt = now
+            return header
+        }
+        guard let header = ended.flatMap({ $0 }) else { return }
         if let key = header.key, activeByKey[OwnedKey(owner: header.owner, key: key)] == id {
             activeByKey[OwnedKey(owner: header.owner, key: key)] = nil
         }
@@ -72,7 +132,15 @@ struct JobTable: Sendable {
 
     /// Makes an ended job active again (`retry`): it rejoins its scope, and its key when that is free.
     mutating func reactivate(_ id: JobID) {
-        guard var header = headers[id], header.state != .active else { return }
+        let before = modifyHeader(id) { header -> JobHeader? in
+            guard header.state != .active else { return nil }
+            let before = header
+            header.state = .active
+            header.endedAt = nil
+            header.error = nil
+            return before
+        }
+        guard let header = before.flatMap({ $0 }) else { return }
         if header.state != .dead {
             // Its end started a retention (a dead letter's runs on the timer): that entry is stale now.
             staleRetained[id, default: 0] += 1
@@ -80,10 +148,6 @@ struct JobTable: Sendable {
         }
         adjustCount(owner: header.owner, kind: header.kind, state: header.state, by: -1)
         adjustCount(owner: header.owner, kind: header.kind, state: .active, by: 1)
-        header.state = .active
-        header.endedAt = nil
-        header.error = nil
-        headers[id] = header
         if let scope = header.scope { activeByScope[scope, default: []].insert(id) }
         if let key = header.key, activeByKey[OwnedKey(owner: header.owner, key: key)] == nil {
             activeByKey[OwnedKey(owner: header.owner, key: key)] = id
@@ -92,14 +156,25 @@ struct JobTable: Sendable {
 
     /// Changes what a job's header says of its latest answer and of why it failed.
     mutating func update(_ id: JobID, result: HTTPResult?, error: String?) {
-        if let result { headers[id]?.result = result }
-        if let error { headers[id]?.error = error }
+        guard result != nil || error != nil else { return }
+        modifyHeader(id) { header in
+            if let result { header.result = result }
+            if let error { header.error = error }
+        }
     }
 
     /// Forgets a job; returns its header.
     @discardableResult
     mutating func remove(_ id: JobID) -> JobHeader? {
-        guard let header = headers.removeValue(forKey: id) else { return nil }
+        let header: JobHeader?
+        switch id.kind {
+        case .countdown?: header = countdowns.removeValue(forKey: id)?.header
+        case .poll?: header = polls.removeValue(forKey: id)?.header
+        case .request?: header = deliveries.removeValue(forKey: id)?.header
+        case .group?: header = groups.removeValue(forKey: id)?.header
+        case nil: header = nil
+        }
+        guard let header else { return nil }
         adjustCount(owner: header.owner, kind: header.kind, state: header.state, by: -1)
         return header
     }
@@ -123,5 +198,17 @@ struct JobTable: Sendable {
     mutating func adjustCount(owner: UInt32, kind: JobKind, state: JobState, by delta: Int) {
         counts[owner, default: [:]][kind, default: [:]][state, default: 0] += delta
         if state == .active { liveJobs += delta }
+    }
+
+    /// Runs `body` on a job's header in place, in its kind's table.
+    @discardableResult
+    private mutating func modifyHeader<R>(_ id: JobID, _ body: (inout JobHeader) -> R) -> R? {
+        switch id.kind {
+        case .countdown?: countdowns[id]?.withHeader(body)
+        case .poll?: polls[id]?.withHeader(body)
+        case .request?: deliveries[id]?.withHeader(body)
+        case .group?: groups[id]?.withHeader(body)
+        case nil: nil
+        }
     }
 }

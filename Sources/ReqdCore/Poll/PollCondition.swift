@@ -43,7 +43,7 @@ public struct PollCondition: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Parses a condition, or throws an error that gives the column where it went wrong.
-    public init(parsing text: String) throws(PollConditionError) {
+    public init(parsing text: String) throws(SchedulerError) {
         var parser = PollConditionParser(text)
         clauses = try parser.parse()
         source = text

@@ -5,7 +5,7 @@ struct PollConditionParser {
 
     init(_ text: String) { characters = Array(text) }
 
-    mutating func parse() throws(PollConditionError) -> [PollCondition.Clause] {
+    mutating func parse() throws(SchedulerError) -> [PollCondition.Clause] {
         var clauses: [PollCondition.Clause] = []
         skipSpaces()
         guard index < characters.count else { throw error("the condition is empty") }
@@ -18,7 +18,7 @@ struct PollConditionParser {
         }
     }
 
-    private mutating func clause() throws(PollConditionError) -> PollCondition.Clause {
+    private mutating func clause() throws(SchedulerError) -> PollCondition.Clause {
         if peekWord("status") {
             index += 6
             skipSpaces()
@@ -29,7 +29,7 @@ struct PollConditionParser {
                 let low = try integer()
                 guard take("..") else { throw error("expected '..' in a status range such as 200..299") }
                 let high = try integer()
-                guard low <= high else { throw PollConditionError(column: start + 1, "the range \(low)..\(high) is empty") }
+                guard low <= high else { throw SchedulerError.badCondition(column: start + 1, "the range \(low)..\(high) is empty") }
                 return .statusIn(low...high)
             }
             let comparison = try comparisonOperator()
@@ -44,7 +44,7 @@ struct PollConditionParser {
             index += 1
         }
         guard let pointer = JSONPointer(String(characters[start..<index])) else {
-            throw PollConditionError(column: start + 1, "'\(String(characters[start..<index]))' is not a valid JSON Pointer (use ~0 for ~ and ~1 for /)")
+            throw SchedulerError.badCondition(column: start + 1, "'\(String(characters[start..<index]))' is not a valid JSON Pointer (use ~0 for ~ and ~1 for /)")
         }
         skipSpaces()
         let comparison = try comparisonOperator()
@@ -52,14 +52,14 @@ struct PollConditionParser {
         return .value(pointer, comparison, try literal())
     }
 
-    private mutating func comparisonOperator() throws(PollConditionError) -> PollCondition.Comparison {
+    private mutating func comparisonOperator() throws(SchedulerError) -> PollCondition.Comparison {
         for comparison in PollCondition.Comparison.allCases where take(comparison.rawValue) {
             return comparison
         }
         throw error("expected an operator: ==, !=, <, <=, > or >=")
     }
 
-    private mutating func integer() throws(PollConditionError) -> Int {
+    private mutating func integer() throws(SchedulerError) -> Int {
         let start = index
         while index < characters.count, characters[index].isASCII, characters[index].isNumber { index += 1 }
         guard index > start, let value = Int(String(characters[start..<index])) else {
@@ -70,7 +70,7 @@ struct PollConditionParser {
     }
 
     /// A JSON value, read by the same parser as response bodies; columns count characters.
-    private mutating func literal() throws(PollConditionError) -> JSONValue {
+    private mutating func literal() throws(SchedulerError) -> JSONValue {
         let rest = Array(String(characters[index...]).utf8)
         func characterCount(_ byteCount: Int) -> Int { String(decoding: rest[..<byteCount], as: UTF8.self).count }
         do {
@@ -78,7 +78,7 @@ struct PollConditionParser {
             index += characterCount(end)
             return value
         } catch {
-            throw PollConditionError(column: index + characterCount(error.offset) + 1, error.message)
+            throw SchedulerError.badCondition(column: index + characterCount(error.offset) + 1, error.message)
         }
     }
 
@@ -104,7 +104,7 @@ struct PollConditionParser {
         return after == characters.count || !(characters[after].isLetter || characters[after].isNumber || characters[after] == "_")
     }
 
-    private func error(_ message: String) -> PollConditionError {
-        PollConditionError(column: index + 1, message)
+    private func error(_ message: String) -> SchedulerError {
+        SchedulerError.badCondition(column: index + 1, message)
     }
 }

@@ -10,7 +10,7 @@ extension PollSpec {
         do {
             condition = try PollCondition(parsing: until)
         } catch {
-            throw SchedulerError(.badCondition, "'until' \(error.description)", column: error.column)
+            throw SchedulerError(.badCondition, "'until' \(error.message)", column: error.column)
         }
         var pointer: JSONPointer?
         if let progress {

@@ -30,7 +30,7 @@ extension Scheduler {
         guard limit > 0, limit <= configuration.maxListLimit else {
             return .failure(SchedulerError(.badField, "'limit' must be between 1 and \(configuration.maxListLimit)"))
         }
-        var matching = table.headers.values.filter { job in
+        var matching = table.headers { job in
             peer.mayAccess(ownerUID: job.owner) && (filter.state.map { $0 == job.state } ?? true)
                 && (filter.kind.map { $0 == job.kind } ?? true) && (filter.scope.map { $0 == job.scope } ?? true)
                 && (filter.key.map { $0 == job.key } ?? true)

@@ -9,7 +9,7 @@ extension Scheduler {
     /// A request job found its target unreachable and is held: the target is marked, the
     /// attempts still out to it are held too, and probing starts.
     mutating func holdTarget(of id: JobID, why: String, at now: ClockReading, into effects: inout [SchedulerEffect]) {
-        guard let origin = deliveries[id]?.origin else { return }
+        guard let origin = table.deliveries[id]?.machine.origin else { return }
         let wasOnline = network.isEmpty
         if network.hold(id, origin: origin, why: why, at: now.instant) {
             effects.append(.notice("\(origin) is unreachable (\(why)); holding its request jobs until it answers"))
@@ -20,26 +20,25 @@ extension Scheduler {
 
     /// Aborts and holds the attempts still out to a target just found unreachable, giving them back.
     private mutating func holdInFlight(to origin: String, why: String, at now: ClockReading, into effects: inout [SchedulerEffect]) {
-        let stranded = deliveries.compactMap { id, delivery -> JobID? in
-            guard delivery.inFlight, table[id]?.isActive == true, RequestURL.origin(delivery.request.url) == origin else {
-                return nil
-            }
+        let stranded = table.deliveries.compactMap { id, slot -> JobID? in
+            let delivery = slot.machine
+            guard delivery.inFlight, slot.header.isActive, RequestURL.origin(delivery.request.url) == origin else { return nil }
             return id
         }
         for id in stranded.sorted() {
-            if let action = deliveries[id]?.strand(why) { perform(action, for: id, at: now, into: &effects) }
+            if let action = table.deliveries[id]?.machine.strand(why) { perform(action, for: id, at: now, into: &effects) }
         }
     }
 
     /// A request job's target showed it is reachable: its held jobs resume, spread at random over
     /// `resumeSpreadNanos` so they do not arrive as one burst.
     mutating func targetReachable(of id: JobID, at now: ClockReading, into effects: inout [SchedulerEffect]) {
-        guard !network.isEmpty, let origin = deliveries[id]?.origin, let released = network.release(origin) else { return }
+        guard !network.isEmpty, let origin = table.deliveries[id]?.machine.origin, let released = network.release(origin) else { return }
         let spread = configuration.resumeSpreadNanos
         for held in released {
-            guard table[held]?.isActive == true, deliveries[held]?.held == true else { continue }
+            guard table[held]?.isActive == true, table.deliveries[held]?.machine.held == true else { continue }
             let at = now.instant.advanced(by: Int64(Double(spread) * random.unit()))
-            if let action = deliveries[held]?.release(at: at) { perform(action, for: held, at: now, into: &effects) }
+            if let action = table.deliveries[held]?.machine.release(at: at) { perform(action, for: held, at: now, into: &effects) }
         }
         let over = DurationText.format(nanoseconds: spread)
         effects.append(.notice("\(origin) answers again; resuming \(released.count) held request jobs over \(over)"))
@@ -52,7 +51,7 @@ extension Scheduler {
     /// Sends one held job per unreachable target as a probe: on a network change, and on the probe timer.
     mutating func probeRound(at now: ClockReading, into effects: inout [SchedulerEffect]) {
         for id in network.takeProbes() {
-            guard table[id]?.isActive == true, let action = deliveries[id]?.release(at: now.instant) else { continue }
+            guard table[id]?.isActive == true, let action = table.deliveries[id]?.machine.release(at: now.instant) else { continue }
             perform(action, for: id, at: now, into: &effects)
             advance(id, at: now, into: &effects)
         }
@@ -68,7 +67,7 @@ extension Scheduler {
 
     /// Lets go of a request job that ended while held or out as a probe.
     mutating func forgetHold(_ id: JobID) {
-        guard !network.isEmpty, let origin = deliveries[id]?.origin else { return }
+        guard !network.isEmpty, let origin = table.deliveries[id]?.machine.origin else { return }
         network.forget(id, origin: origin)
         if network.isEmpty { timers.remove(.probe) }
     }

@@ -80,7 +80,7 @@ extension Scheduler {
         }
         timers.remove(.job(id))
         table.reactivate(id)
-        deliveries[id]?.retry(at: now.instant)
+        table.deliveries[id]?.machine.retry(at: now.instant)
         guard let job = job(id) else { return nil }
         effects.append(.deliver(JobEvent(.registered, of: job, at: now), to: subscriptions.recipients(of: job.header)))
         advance(id, at: now, into: &effects)

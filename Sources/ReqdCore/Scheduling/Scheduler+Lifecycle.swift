@@ -54,8 +54,7 @@ extension Scheduler {
             replaced = previous
             finish(previous, as: .cancelled, reason: .superseded, replacedBy: job.id, at: now, into: &effects)
         }
-        table.insert(job.header)
-        store(job.work, for: job.id)
+        table.insert(job)
         if let connection = job.boundTo { subscriptions.bind(job.id, to: connection) }
         var registered = JobEvent(.registered, of: job, at: now)
         registered.remainingMs = job.countdown.map { Instant.roundedMilliseconds($0.deadline.nanoseconds(since: now.instant)) }
@@ -75,8 +74,8 @@ extension Scheduler {
         if var report = end.report, let parent = table[id] {
             if let body = reportBody(of: id, state: end.state) { report.request.body = body }
             let job = spawnedJob(report, of: parent, at: now)
-            countdowns[id]?.spawned = job.id
-            groups[id]?.spawned = job.id
+            table.countdowns[id]?.machine.spawned = job.id
+            table.groups[id]?.machine.spawned = job.id
             spawned = job
         }
         finish(id, as: end.state, reason: nil, replacedBy: nil, at: now, into: &effects)
@@ -123,7 +122,7 @@ extension Scheduler {
         into effects: inout [SchedulerEffect]
     ) {
         guard let header = table[id], header.isActive else { return }
-        let aborted = onWire(id, kind: header.kind)
+        let aborted = table.onWire(id)
         table.end(id, as: state, reason: reason, replacedBy: replacedBy, at: now.wall)
         timers.remove(.job(id))
         for attempt in aborted {
@@ -162,7 +161,6 @@ extension Scheduler {
     /// Removes an ended job from memory and from the store.
     mutating func forget(_ id: JobID, into effects: inout [SchedulerEffect]) {
         guard let header = table.remove(id) else { return }
-        removeMachine(id, kind: header.kind)
         timers.remove(.job(id))
         if header.durable { effects.append(.persist(.delete(id.rawValue))) }
     }

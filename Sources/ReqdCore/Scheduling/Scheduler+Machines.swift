@@ -2,7 +2,7 @@ import ReqdProtocol
 
 /// Routing events to each kind's state machine, and turning what the machines ask for into effects.
 ///
-/// Every machine is changed in place in its kind's table (`polls[id]?.timerFired(…)`): the
+/// Every machine is changed in place in its kind's table (`table.polls[id]?.machine.timerFired(…)`): the
 /// dictionary yields the value to the mutation, so a group of a thousand members is never copied.
 extension Scheduler {
     /// Lets a job's machine start what is due, and plans its next need for the timer.
@@ -12,15 +12,15 @@ extension Scheduler {
         switch header.kind {
         case .countdown:
             let watched = subscriptions.isWatched(header)
-            action = countdowns[id]?.advance(at: now.instant, watched: watched)
+            action = table.countdowns[id]?.machine.advance(at: now.instant, watched: watched)
         case .poll:
-            action = polls[id]?.advance(id, at: now.instant, configuration: configuration)
+            action = table.polls[id]?.machine.advance(id, at: now.instant, configuration: configuration)
         case .request:
-            let holdReason = network.isEmpty ? nil : deliveries[id].flatMap { network.holdReason($0.origin, except: id) }
-            action = deliveries[id]?.advance(
+            let holdReason = network.isEmpty ? nil : table.deliveries[id].flatMap { network.holdReason($0.machine.origin, except: id) }
+            action = table.deliveries[id]?.machine.advance(
                 id, at: now.instant, holdReason: holdReason, timeout: configuration.requestTimeoutNanos)
         case .group:
-            action = groups[id]?.advance(id, at: now.instant, timeout: configuration.requestTimeoutNanos)
+            action = table.groups[id]?.machine.advance(id, at: now.instant, timeout: configuration.requestTimeoutNanos)
         }
         if let action { perform(action, for: id, at: now, into: &effects) }
     }
@@ -38,13 +38,13 @@ extension Scheduler {
         switch header.kind {
         case .countdown:
             let watched = subscriptions.isWatched(header)
-            action = countdowns[id]?.timerFired(at: now, watched: watched)
+            action = table.countdowns[id]?.machine.timerFired(at: now, watched: watched)
         case .poll:
-            action = polls[id]?.timerFired(at: now, configuration: configuration)
+            action = table.polls[id]?.machine.timerFired(at: now, configuration: configuration)
         case .request:
-            action = deliveries[id]?.timerFired(at: now, random: &random, configuration: configuration)
+            action = table.deliveries[id]?.machine.timerFired(at: now, random: &random, configuration: configuration)
         case .group:
-            action = groups[id]?.timerFired(at: now, random: &random, configuration: configuration)
+            action = table.groups[id]?.machine.timerFired(at: now, random: &random, configuration: configuration)
         }
         guard let action else { return }
         perform(action, for: id, at: now, into: &effects)
@@ -65,11 +65,11 @@ extension Scheduler {
         case .countdown:
             action = nil
         case .poll:
-            action = polls[id]?.httpFinished(attempt: attempt, outcome, at: now, configuration: configuration)
+            action = table.polls[id]?.machine.httpFinished(attempt: attempt, outcome, at: now, configuration: configuration)
         case .request:
-            action = deliveries[id]?.httpFinished(attempt: attempt, outcome, at: now, random: &random, configuration: configuration)
+            action = table.deliveries[id]?.machine.httpFinished(attempt: attempt, outcome, at: now, random: &random, configuration: configuration)
         case .group:
-            action = groups[id]?.httpFinished(request: attempt, outcome, at: now, jitter: jitter, configuration: configuration)
+            action = table.groups[id]?.machine.httpFinished(request: attempt, outcome, at: now, jitter: jitter, configuration: configuration)
         }
         guard let action else { return }
         perform(action, for: id, at: now, into: &effects)
@@ -117,9 +117,9 @@ extension Scheduler {
                 case .record:
                     if let job = job(id) { effects.append(.persist(.update(JobRecord(job, at: now)))) }
                 case .pollCounters:
-                    if let poll = polls[id] { effects.append(.persist(.pollCounters(id.rawValue, PollCounters(poll, at: now)))) }
+                    if let poll = table.polls[id]?.machine { effects.append(.persist(.pollCounters(id.rawValue, PollCounters(poll, at: now)))) }
                 case .member(let index):
-                    if let member = groups[id]?.members[index] {
+                    if let member = table.groups[id]?.machine.members[index] {
                         effects.append(.persist(.groupMember(id.rawValue, index: index, MemberRecord(member))))
                     }
                 }
@@ -128,48 +128,8 @@ extension Scheduler {
         if let end = action.end { ended(id, end, at: now, into: &effects) }
     }
 
-    /// Puts a job's machine in its kind's table.
-    mutating func store(_ work: Job.Work, for id: JobID) {
-        switch work {
-        case .countdown(let countdown): countdowns[id] = countdown
-        case .poll(let poll): polls[id] = poll
-        case .request(let delivery): deliveries[id] = delivery
-        case .group(let group): groups[id] = group
-        }
-    }
-
-    /// Takes a job's machine out of its kind's table.
-    mutating func removeMachine(_ id: JobID, kind: JobKind) {
-        switch kind {
-        case .countdown: countdowns[id] = nil
-        case .poll: polls[id] = nil
-        case .request: deliveries[id] = nil
-        case .group: groups[id] = nil
-        }
-    }
-
     /// A whole job as one value, assembled from its header and its machine; see `Job`.
-    public func job(_ id: JobID) -> Job? {
-        guard let header = table[id] else { return nil }
-        let work: Job.Work?
-        switch header.kind {
-        case .countdown: work = countdowns[id].map(Job.Work.countdown)
-        case .poll: work = polls[id].map(Job.Work.poll)
-        case .request: work = deliveries[id].map(Job.Work.request)
-        case .group: work = groups[id].map(Job.Work.group)
-        }
-        return work.map { Job(header: header, work: $0) }
-    }
-
-    /// The requests a job has on the wire now, by attempt number, for aborting them.
-    func onWire(_ id: JobID, kind: JobKind) -> [UInt32] {
-        switch kind {
-        case .countdown: []
-        case .poll: polls[id].map { $0.inFlight ? [$0.attempts] : [] } ?? []
-        case .request: deliveries[id].map { $0.inFlight ? [$0.attempts] : [] } ?? []
-        case .group: groups[id]?.onWire ?? []
-        }
-    }
+    public func job(_ id: JobID) -> Job? { table.job(id) }
 
     /// An event of a job, with who the job is and its kind's counters filled in.
     func event(_ type: JobEventType, of id: JobID, at now: ClockReading) -> JobEvent? {

@@ -10,9 +10,8 @@ extension Scheduler {
         // Sorted through indices: moving whole records while sorting a million of them was once the
         // largest cost of starting up.
         let order = records.indices.sorted { (records[$0].createdAt, records[$0].id) < (records[$1].createdAt, records[$1].id) }
-        table.reserve(jobs: records.count, keys: records.reduce(0) { $0 + ($1.key == nil ? 0 : 1) })
+        table.reserve(for: records)
         timers.reserveCapacity(timers.count + records.count)
-        countdowns.reserveCapacity(countdowns.count + records.reduce(0) { $0 + ($1.kind == .countdown ? 1 : 0) })
         // Ids are unique in the store, so only jobs already in memory can collide.
         let checkCollisions = table.count > 0
         var ended: [(Job, WallTime)] = []
@@ -20,7 +19,10 @@ extension Scheduler {
         for index in order {
             let record = records[index]
             if checkCollisions, table[JobID(record.id)] != nil { continue }
-            guard let job = Job(record, at: now, maxPollBackoff: configuration.maxPollBackoffNanos) else { continue }
+            // An id names its kind; a row whose id does not was not written by reqd.
+            guard JobID(record.id).kind == record.kind,
+                let job = Job(record, at: now, maxPollBackoff: configuration.maxPollBackoffNanos)
+            else { continue }
             guard job.state == .active else {
                 ended.append((job, record.endedAt ?? record.createdAt))
                 continue
@@ -29,14 +31,12 @@ extension Scheduler {
                 finish(holder, as: .cancelled, reason: .superseded, replacedBy: job.id, at: now, into: &effects)
                 table.assignKey(key, owner: job.owner, to: job.id)
             }
-            table.insertRestored(job.header, tally: &tally)
-            store(job.work, for: job.id)
+            table.insertRestored(job, tally: &tally)
             if let fire = plannedFire(of: job, at: now) { timers.set(.job(job.id), priority: fire) }
         }
         ended.sort { ($0.1, $0.0.id) < ($1.1, $1.0.id) }
         for (job, endedAt) in ended {
-            table.insertRestored(job.header, tally: &tally)
-            store(job.work, for: job.id)
+            table.insertRestored(job, tally: &tally)
             if job.state == .dead {
                 timers.set(.job(job.id), priority: now.instant(at: endedAt).advanced(by: configuration.deadRetentionNanos))
             } else {

@@ -21,13 +21,9 @@ public struct Scheduler: Sendable {
     let startedAt: ClockReading
     var random: RandomSource
 
-    /// Every job's header, key and scope indexes, counts and retention.
+    /// Every job, header and state machine, in its kind's table; the key and scope indexes,
+    /// counts and retention.
     var table = JobTable()
-    /// Each kind's state machines, by job; a job's machine stays until the job is forgotten.
-    var countdowns: [JobID: Countdown] = [:]
-    var polls: [JobID: Poll] = [:]
-    var deliveries: [JobID: Delivery] = [:]
-    var groups: [JobID: Group] = [:]
 
     var subscriptions = Subscriptions()
     var commits = CommitGate()

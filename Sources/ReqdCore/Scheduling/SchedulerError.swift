@@ -23,3 +23,11 @@ public struct SchedulerError: Error, Sendable, Hashable, CustomStringConvertible
 
     public var description: String { message }
 }
+
+extension SchedulerError {
+    /// A poll condition that cannot be parsed: what was expected, and the 1-based column (in
+    /// characters) where the problem starts, in the message as well.
+    static func badCondition(column: Int, _ message: String) -> SchedulerError {
+        SchedulerError(.badCondition, "at column \(column): \(message)", column: column)
+    }
+}

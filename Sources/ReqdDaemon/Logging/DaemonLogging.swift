@@ -1,13 +1,5 @@
 import Logging
 
-/// Where the daemon's logs go.
-public enum LogTarget: String, Sendable, CaseIterable {
-    /// journald when stderr is connected to it, otherwise stderr.
-    case auto
-    case journal
-    case stderr
-}
-
 /// Builds the daemon's log handlers. Only `main` calls `LoggingSystem.bootstrap` with it.
 public enum DaemonLogging {
     /// A handler factory for `LoggingSystem.bootstrap`.

@@ -61,8 +61,3 @@ final class BenchSocket: @unchecked Sendable {
         return false
     }
 }
-
-struct BenchError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}

@@ -4,30 +4,6 @@ import ReqdDaemon
 import ReqdProtocol
 import Testing
 
-/// A temporary directory removed when the test ends.
-final class TemporaryDirectory {
-    let path: String
-
-    init() {
-        var template = Array("/tmp/reqd-test-XXXXXX".utf8CString)
-        path = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
-        chmod(path, 0o755)
-    }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}
-
-/// Starts a daemon in-process on a temporary socket and state directory.
-func startDaemon(in directory: TemporaryDirectory, configure: (inout Configuration) -> Void = { _ in }) throws -> Daemon {
-    var configuration = Configuration()
-    configuration.socketPath = directory.path + "/reqd.sock"
-    configuration.stateDirectory = directory.path + "/state"
-    configure(&configuration)
-    var logger = Logger(label: "reqd-test")
-    logger.logLevel = .warning
-    return try Daemon.start(configuration: configuration, environment: [:], logger: logger, seed: 1)
-}
-
 /// A blocking test client that speaks raw lines, so tests can send anything at all.
 final class LineClient {
     private let fd: Int32
@@ -133,10 +109,4 @@ final class LineClient {
         send(object)
         return reply()
     }
-}
-
-extension Dictionary where Key == String, Value == Any {
-    var result: [String: Any]? { self["result"] as? [String: Any] }
-    var errorCode: String? { (self["error"] as? [String: Any])?["code"] as? String }
-    var job: [String: Any]? { result?["job"] as? [String: Any] }
 }

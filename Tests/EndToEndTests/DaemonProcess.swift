@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+
+/// A `reqd` process on a temporary socket and state directory.
+final class DaemonProcess {
+    let directory: String
+    let socket: String
+    let process = Process()
+
+    /// - Parameter environment: the daemon's whole environment; the test's own when nil.
+    init(directory: String, extraArguments: [String] = [], environment: [String: String]? = nil) throws {
+        self.directory = directory
+        socket = directory + "/reqd.sock"
+        process.executableURL = URL(fileURLWithPath: Binaries.reqd)
+        process.arguments = ["--socket", socket, "--state-dir", directory + "/state", "--log-target", "stderr"] + extraArguments
+        if let environment { process.environment = environment }
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try process.run()
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline {
+            if let outcome = try? Binaries.client(["status"], socket: socket, timeout: 5), outcome.status == 0 { return }
+            usleep(50_000)
+        }
+        Issue.record("reqd did not become ready on \(socket)")
+    }
+
+    /// Sends a signal and waits for the process to end; returns its termination status.
+    @discardableResult
+    func stop(signal: Int32 = SIGTERM) -> Int32 {
+        kill(process.processIdentifier, signal)
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning { stop(signal: SIGKILL) }
+    }
+}
+
+/// A temporary directory that a second uid can traverse.
+func makeTemporaryDirectory() -> String {
+    var template = Array("/tmp/reqd-e2e-XXXXXX".utf8CString)
+    let path = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+    chmod(path, 0o755)
+    return path
+}

@@ -1,0 +1,115 @@
+import ReqdProtocol
+import Testing
+@testable import ReqdCore
+
+private let second = Harness.second
+
+@Suite("Dedupe window on the injected clock")
+struct DedupeTests {
+    @Test("an identical request inside the window returns the existing job; the target sees one request")
+    func hitInsideWindow() {
+        var h = Harness()
+        let first = h.submitted(submitSpec())
+        h.advance(3 * second - 1)
+        let second = h.submitted(submitSpec())
+        #expect(second.reply.deduplicated == true)
+        #expect(second.reply.job.id == first.reply.job.id)
+        #expect(second.effects.sends.isEmpty)
+        #expect(h.scheduler.activeJobCount == 1)
+    }
+
+    @Test("the window counts from the first registration: a duplicate does not extend it")
+    func windowFromFirst() {
+        var h = Harness()
+        let first = h.submitted(submitSpec())
+        h.advance(2 * second)
+        #expect(h.submitted(submitSpec()).reply.deduplicated == true)
+        h.advance(1 * second)
+        _ = h.handle(.timerFired)
+        let third = h.submitted(submitSpec())
+        #expect(third.reply.deduplicated == nil)
+        #expect(third.reply.job.id != first.reply.job.id)
+        #expect(third.effects.sends.count == 1)
+    }
+
+    @Test("entries expire through the one timer: the heap holds the window's end")
+    func expiryThroughTimer() {
+        var h = Harness()
+        let start = h.now.instant
+        let (reply, _) = h.submitted(submitSpec())
+        _ = h.handle(.httpFinished(JobID(reply.job.id), attempt: 1, .response(HTTPAnswer(status: 200))))
+        #expect(h.armed == start.advanced(by: 3 * second))
+        _ = h.fireAtArmedDeadline()
+        #expect(h.armed == nil)
+        #expect(h.scheduler.dedupe.isEmpty)
+    }
+
+    /// The base request of the fingerprint cases, with one thing changed.
+    private static func like(
+        method: String = "POST", url: String = "https://api.example/orders", body: String = "{\"sku\":7}",
+        trace: String = "1", authorization: String = "Bearer one", window: Int64? = nil
+    ) -> SubmitSpec {
+        submitSpec(
+            method: method, url: url, body: body, headers: ["X-Trace: \(trace)", "Authorization: \(authorization)"],
+            window: window, dedupeHeaders: ["authorization"])
+    }
+
+    @Test("what counts in the fingerprint", arguments: [
+        // (second request, deduplicated?)
+        (like(), true),
+        (like(url: "HTTPS://API.example:443/orders"), true),
+        (like(trace: "2"), true),
+        (like(url: "https://api.example/orders?b=2&a=1"), false),
+        (like(method: "PUT"), false),
+        (like(body: "{\"sku\":8}"), false),
+        (like(authorization: "Bearer other"), false),
+        (like(window: 0), false),
+    ])
+    func fingerprint(second: SubmitSpec, deduplicated: Bool) {
+        var h = Harness()
+        _ = h.submitted(Self.like())
+        #expect((h.submitted(second).reply.deduplicated == true) == deduplicated)
+    }
+
+    @Test("query parameters are sorted, so their order does not matter")
+    func sortedQuery() {
+        var h = Harness()
+        _ = h.submitted(submitSpec(url: "https://api.example/search?q=a&page=2"))
+        #expect(h.submitted(submitSpec(url: "https://api.example/search?page=2&q=a#top")).reply.deduplicated == true)
+        #expect(RequestURL.normalized("HTTP://Example.ORG:80?b=1&a=2&a=1") == "http://example.org/?a=2&a=1&b=1")
+        #expect(RequestURL.normalized("https://u@h.example:8443/p") == "https://u@h.example:8443/p")
+    }
+
+    @Test("other owners never share a dedupe entry")
+    func perOwner() {
+        var h = Harness()
+        _ = h.submitted(submitSpec(), connection: 1)
+        #expect(h.submitted(submitSpec(), connection: 2).reply.deduplicated == nil)
+    }
+
+    @Test("a duplicate of a job still waiting for its commit is answered after that commit")
+    func duplicateOfStaged() {
+        var h = Harness()
+        h.autoCommit = false
+        _ = h.request(.submit(submitSpec()))
+        let duplicate = h.request(.submit(submitSpec()))
+        #expect(duplicate.replies.isEmpty)
+        var replies: [RegisterResult] = []
+        while !h.pendingBarriers.isEmpty {
+            for reply in h.handle(.commitCompleted(h.pendingBarriers.removeFirst(), failure: nil)).replies {
+                if case .success(.registered(let result)) = reply.result { replies.append(result) }
+            }
+        }
+        #expect(replies.count == 2)
+        #expect(replies.map(\.deduplicated) == [nil, true])
+        #expect(Set(replies.map(\.job.id)).count == 1)
+    }
+
+    @Test("a cancelled job's fingerprint is forgotten, so the same request can be sent again")
+    func cancelForgets() {
+        var h = Harness()
+        let first = h.submitted(submitSpec())
+        _ = h.request(.cancel(JobSelector(job: first.reply.job.id)))
+        #expect(h.submitted(submitSpec()).reply.deduplicated == nil)
+    }
+}

@@ -1,0 +1,73 @@
+import ReqdProtocol
+import Testing
+@testable import ReqdCore
+
+@Suite("Scopes, connection-bound jobs and latest-wins on the injected clock")
+struct HygieneTests {
+    @Test("cancel --scope reaches every kind: the countdown stops, requests in flight are aborted")
+    func scopeCancelAllKinds() throws {
+        var h = Harness()
+        let countdown = h.countdown(key: "c", seconds: 60, scope: "page")
+        let (poll, pollEffects) = h.poll(
+            PollSpec(url: "https://api.example/jobs/7", everyMs: 1_000, until: "status == 200", scope: "page"))
+        let (request, requestEffects) = h.submitted(submitSpec(scope: "page"))
+        let (other, _) = h.submitted(submitSpec(url: "https://api.example/other", scope: "elsewhere"))
+        #expect(pollEffects.sends.count == 1 && requestEffects.sends.count == 1)
+        let effects = h.request(.cancel(JobSelector(scope: "page")))
+        guard case .success(.cancelled(let result))? = effects.replies.first?.result else { throw TestFailure("no reply") }
+        #expect(result.count == 3)
+        #expect(Set(result.cancelled) == [countdown.id.rawValue, poll.rawValue, request.job.id])
+        #expect(Set(effects.aborts.map(\.0.rawValue)) == [poll.rawValue, request.job.id])
+        #expect(h.scheduler.job(countdown.id)?.state == .cancelled)
+        #expect(h.scheduler.job(JobID(other.job.id))?.state == .active)
+        // Late answers of the aborted requests change nothing.
+        #expect(h.handle(.httpFinished(JobID(request.job.id), attempt: 1, .response(HTTPAnswer(status: 200)))).events.isEmpty)
+    }
+
+    @Test("closing a connection cancels only the jobs bound to it, with reason connection_closed")
+    func connectionBound() throws {
+        var h = Harness()
+        let bound = h.submitted(submitSpec(bind: true), connection: 1)
+        let boundCountdown = h.request(
+            .registerCountdown(CountdownSpec(key: "b", durationMs: 60_000, bindConnection: true)), connection: 1)
+        let free = h.submitted(submitSpec(url: "https://api.example/free"), connection: 1)
+        let otherConnection = h.submitted(submitSpec(url: "https://api.example/third", bind: true), connection: 2)
+        #expect(bound.reply.job.durable == false)
+        #expect(bound.reply.job.boundToConnection == true)
+        #expect(boundCountdown.errorCodes.isEmpty)
+        let closed = h.handle(.connectionClosed(ConnectionID(1)))
+        let cancelled = closed.events(.cancelled)
+        #expect(cancelled.count == 2)
+        #expect(cancelled.allSatisfy { $0.reason == .connectionClosed })
+        #expect(closed.aborts.map(\.0.rawValue) == [bound.reply.job.id])
+        #expect(h.scheduler.job(JobID(free.reply.job.id))?.state == .active)
+        #expect(h.scheduler.job(JobID(otherConnection.reply.job.id))?.state == .active)
+        #expect(!h.persisted.contains { $0.jobID == bound.reply.job.id })
+    }
+
+    @Test("latest wins across kinds: the old job is superseded and its request aborted before the new one starts")
+    func latestWins() throws {
+        var h = Harness()
+        let old = h.submitted(submitSpec(url: "https://api.example/search?q=a", key: "search"))
+        let (poll, _) = h.poll(PollSpec(url: "https://api.example/p", everyMs: 1_000, until: "status == 200", key: "watch"))
+        let new = h.submitted(submitSpec(url: "https://api.example/search?q=ab", key: "search"))
+        #expect(new.reply.replaced == old.reply.job.id)
+        let order = new.effects.compactMap { effect -> String? in
+            switch effect {
+            case .abort(let id, _): "abort \(id)"
+            case .send(let send): "send \(send.job)"
+            case .reply: "reply"
+            case .deliver(let event, _) where event.type == .cancelled: "cancelled \(event.job)"
+            default: nil
+            }
+        }
+        #expect(order == ["abort \(old.reply.job.id)", "cancelled \(old.reply.job.id)", "send \(new.reply.job.id)", "reply"])
+        let oldJob = try #require(h.scheduler.job(JobID(old.reply.job.id)))
+        #expect(oldJob.state == .cancelled && oldJob.reason == .superseded)
+        // The old request's late answer emits nothing: no event of the old job after the new reply.
+        #expect(h.handle(.httpFinished(JobID(old.reply.job.id), attempt: 1, .response(HTTPAnswer(status: 200)))).events.isEmpty)
+        // A countdown with a poll's key replaces the poll: keys are shared by every kind.
+        let countdown = h.countdown(key: "watch", seconds: 10)
+        #expect(countdown.reply.replaced == poll.rawValue)
+    }
+}

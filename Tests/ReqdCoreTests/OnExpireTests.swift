@@ -1,0 +1,74 @@
+import ReqdProtocol
+import Testing
+@testable import ReqdCore
+
+private let second = Harness.second
+
+@Suite("A countdown's on_expire request")
+struct OnExpireTests {
+    private func spec(ephemeral: Bool = false) -> CountdownSpec {
+        CountdownSpec(
+            key: "k", durationMs: 5_000, ephemeral: ephemeral,
+            onExpire: RequestSpec(method: "POST", url: "https://hooks.example/done", body: "{}", maxAttempts: 3))
+    }
+
+    @Test("at expiry the request starts as a job of its own, exactly once, in the expiry's transaction")
+    func firesOnce() throws {
+        var h = Harness()
+        h.autoCommit = false
+        _ = h.request(.registerCountdown(spec()))
+        let registered = h.handle(.commitCompleted(h.pendingBarriers.removeFirst(), failure: nil))
+        guard case .success(.registered(let reply))? = registered.replies.first?.result else { throw TestFailure("no reply") }
+        #expect(reply.job.onExpire?.url == "https://hooks.example/done")
+        let expired = h.fireAtArmedDeadline()
+        let event = try #require(expired.events(.expired).first)
+        let spawned = try #require(event.spawned)
+        #expect(expired.sends.isEmpty, "not sent before the expiry and the request job are on disk")
+        // The countdown's expiry and the request job are written before one commit barrier.
+        let writes = expired.compactMap { effect -> String? in
+            switch effect {
+            case .persist(.update(let record)): "update \(record.id) \(record.state.rawValue)"
+            case .persist(.insert(let record)): "insert \(record.id)"
+            case .commitBarrier: "barrier"
+            default: nil
+            }
+        }
+        #expect(writes == ["update \(reply.job.id) expired", "insert \(spawned)", "barrier"])
+        // Its id is already known, so a `wait` on it before the commit is held, not refused.
+        #expect(h.request(.wait(WaitRequest(job: spawned))).replies.isEmpty)
+        let committed = h.handle(.commitCompleted(h.pendingBarriers.removeFirst(), failure: nil))
+        #expect(committed.sends.map(\.job.rawValue) == [spawned])
+        #expect(committed.sends.first?.request.method == "POST")
+        let job = try #require(h.scheduler.job(JobID(spawned)))
+        #expect(job.delivery?.parent?.rawValue == reply.job.id)
+        #expect(job.delivery?.maxAttempts == 3)
+        #expect(h.fireAtArmedDeadline().sends.count <= 1)
+        #expect(h.scheduler.table.headers { $0.kind == .request }.count == 1)
+    }
+
+    @Test("a cancelled countdown never sends its on_expire request")
+    func neverAfterCancel() {
+        var h = Harness()
+        _ = h.request(.registerCountdown(spec(ephemeral: true)))
+        _ = h.request(.cancel(JobSelector(key: "k")))
+        h.advance(10 * second)
+        let fired = h.handle(.timerFired)
+        #expect(fired.sends.isEmpty)
+        #expect(h.scheduler.table.headers { $0.kind != .countdown }.isEmpty)
+    }
+
+    @Test("a countdown that expired while the daemon was down sends its request once after the restart")
+    func afterRestart() {
+        var h = Harness()
+        _ = h.request(.registerCountdown(spec()))
+        let records = h.persisted.compactMap { if case .insert(let r) = $0 { r } else { nil } }
+        var restarted = Harness()
+        restarted.now = h.now
+        restarted.advance(60 * second)
+        restarted.scheduler = Scheduler(configuration: SchedulerConfiguration(), seed: 1, now: restarted.now)
+        _ = restarted.handle(.restore(records))
+        let fired = restarted.handle(.timerFired)
+        #expect(fired.events(.expired).first?.spawned != nil)
+        #expect(fired.sends.count == 1)
+    }
+}

@@ -1,0 +1,5 @@
+/// A benchmark that could not run as planned; the description says why.
+struct BenchError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
