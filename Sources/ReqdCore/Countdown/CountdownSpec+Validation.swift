@@ -48,3 +48,13 @@ extension CountdownSpec {
         return countdown
     }
 }
+
+extension CountdownSpec: JobSpec {
+    var options: JobOptions {
+        JobOptions(key: key, scope: scope, ephemeral: ephemeral, bindConnection: bindConnection, follow: follow)
+    }
+
+    func work(at now: ClockReading, limits: SchedulerConfiguration) throws(SchedulerError) -> Job.Work {
+        .countdown(try validated(at: now, limits: limits))
+    }
+}

@@ -32,3 +32,13 @@ extension GroupSpec {
             onComplete: onComplete)
     }
 }
+
+extension GroupSpec: JobSpec {
+    var options: JobOptions {
+        JobOptions(key: key, scope: scope, ephemeral: ephemeral, bindConnection: bindConnection, follow: follow)
+    }
+
+    func work(at now: ClockReading, limits: SchedulerConfiguration) throws(SchedulerError) -> Job.Work {
+        .group(try validated(at: now, limits: limits))
+    }
+}

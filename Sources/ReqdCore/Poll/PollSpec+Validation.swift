@@ -36,3 +36,13 @@ extension PollSpec {
             firstStart: now.instant)
     }
 }
+
+extension PollSpec: JobSpec {
+    var options: JobOptions {
+        JobOptions(key: key, scope: scope, ephemeral: ephemeral, bindConnection: bindConnection, follow: follow)
+    }
+
+    func work(at now: ClockReading, limits: SchedulerConfiguration) throws(SchedulerError) -> Job.Work {
+        .poll(try validated(at: now, limits: limits))
+    }
+}

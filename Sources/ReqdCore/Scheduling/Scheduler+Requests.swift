@@ -4,6 +4,7 @@ import ReqdProtocol
 ///
 /// A handler returns its reply, or nil when the reply waits (for a commit, or for a job to end).
 extension Scheduler {
+    /// Answers a request now, or arranges for its reply to follow (a commit, a job's end).
     mutating func handleRequest(
         _ request: Request, from connection: ConnectionID, at now: ClockReading, into effects: inout [SchedulerEffect]
     ) {
@@ -13,26 +14,11 @@ extension Scheduler {
         case .hello(let hello):
             outcome = self.hello(hello, peer: peer)
         case .registerCountdown(let spec):
-            outcome = register(peer: peer, at: now, connection: connection, requestID: request.id, into: &effects) { limits throws(SchedulerError) in
-                let countdown = try spec.validated(at: now, limits: limits)
-                return Registration(
-                    work: .countdown(countdown), key: spec.key, scope: spec.scope, ephemeral: spec.ephemeral,
-                    bindConnection: spec.bindConnection, follow: spec.follow)
-            }
+            outcome = register(spec, peer: peer, connection: connection, requestID: request.id, at: now, into: &effects)
         case .registerPoll(let spec):
-            outcome = register(peer: peer, at: now, connection: connection, requestID: request.id, into: &effects) { limits throws(SchedulerError) in
-                let poll = try spec.validated(at: now, limits: limits)
-                return Registration(
-                    work: .poll(poll), key: spec.key, scope: spec.scope, ephemeral: spec.ephemeral,
-                    bindConnection: spec.bindConnection, follow: spec.follow)
-            }
+            outcome = register(spec, peer: peer, connection: connection, requestID: request.id, at: now, into: &effects)
         case .registerGroup(let spec):
-            outcome = register(peer: peer, at: now, connection: connection, requestID: request.id, into: &effects) { limits throws(SchedulerError) in
-                let group = try spec.validated(at: now, limits: limits)
-                return Registration(
-                    work: .group(group), key: spec.key, scope: spec.scope, ephemeral: spec.ephemeral,
-                    bindConnection: spec.bindConnection, follow: spec.follow)
-            }
+            outcome = register(spec, peer: peer, connection: connection, requestID: request.id, at: now, into: &effects)
         case .submit(let spec):
             outcome = submit(spec, peer: peer, connection: connection, requestID: request.id, at: now, into: &effects)
         case .retry(let retry):
@@ -67,33 +53,24 @@ extension Scheduler {
                     protocolVersion: ProtocolInfo.version, server: "reqd", version: ProtocolInfo.softwareVersion, uid: peer.uid)))
     }
 
-    /// What a registration asks for, once its kind's spec is validated.
-    struct Registration {
-        var work: Job.Work
-        var key: String?
-        var scope: String?
-        var ephemeral: Bool?
-        var bindConnection: Bool?
-        var follow: Bool?
-    }
-
     /// Validates a registration of a countdown, a poll or a group and starts it, or stages it
     /// until the store has it when it is durable.
     private mutating func register(
-        peer: Peer, at now: ClockReading, connection: ConnectionID, requestID: RequestID, into effects: inout [SchedulerEffect],
-        _ validate: (SchedulerConfiguration) throws(SchedulerError) -> Registration
+        _ spec: some JobSpec, peer: Peer, connection: ConnectionID, requestID: RequestID, at now: ClockReading,
+        into effects: inout [SchedulerEffect]
     ) -> Result<ReplyBody, SchedulerError>? {
-        let registration: Registration
+        let work: Job.Work
         do {
-            registration = try validate(configuration)
+            work = try spec.work(at: now, limits: configuration)
             try checkCapacity()
         } catch {
             return .failure(error)
         }
+        let options = spec.options
         let job = newJob(
-            owner: peer.uid, key: registration.key, scope: registration.scope, ephemeral: registration.ephemeral,
-            bindTo: registration.bindConnection == true ? connection : nil, work: registration.work, at: now)
-        return admit(job, connection: connection, requestID: requestID, follow: registration.follow ?? false, at: now, into: &effects)
+            owner: peer.uid, key: options.key, scope: options.scope, ephemeral: options.ephemeral,
+            bindTo: options.bindConnection == true ? connection : nil, work: work, at: now)
+        return admit(job, connection: connection, requestID: requestID, follow: options.follow ?? false, at: now, into: &effects)
     }
 
     /// `cancel`: ends what a selector names among the caller's active jobs, aborting their requests.
