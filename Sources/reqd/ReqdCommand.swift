@@ -1,5 +1,4 @@
 import ArgumentParser
-import Dispatch
 import Foundation
 import Logging
 import ReqdDaemon
@@ -70,6 +69,7 @@ struct ReqdCommand: ParsableCommand {
             return
         }
         Self.reexecWithHugePages()
+        Self.blockHandledSignals()
         let control = LogLevelControl(configuration.logLevel)
         LoggingSystem.bootstrap(DaemonLogging.handlerFactory(target: configuration.logTarget, control: control))
         let logger = Logger(label: "reqd")
@@ -83,29 +83,14 @@ struct ReqdCommand: ParsableCommand {
             throw ExitCode(1)
         }
 
-        let signals = DispatchQueue(label: "reqd.signals")
-        var sources: [any DispatchSourceSignal] = []
-        for number in [SIGTERM, SIGINT] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: signals)
-            source.setEventHandler {
-                daemon.stop()
-                Foundation.exit(0)
-            }
-            source.resume()
-            sources.append(source)
-        }
-        signal(SIGHUP, SIG_IGN)
-        let hangup = DispatchSource.makeSignalSource(signal: SIGHUP, queue: signals)
-        hangup.setEventHandler {
+        Self.serveSignals {
             do {
                 daemon.reload(try loader.load(), levelControl: control)
             } catch {
                 logger.error("reload refused, keeping the running configuration: \(error)")
             }
+        } stop: {
+            daemon.stop()
         }
-        hangup.resume()
-        sources.append(hangup)
-        withExtendedLifetime(sources) { dispatchMain() }
     }
 }

@@ -35,6 +35,19 @@ struct HalfCloseTests {
         }
     }
 
+    @Test("a bad line beside a request whose reply waits does not let the daemon close before that reply")
+    func badLineBesideWaitingReply() throws {
+        try Self.withClient { _, client in
+            let id = try #require(client.call(["id": 1, "op": "register-countdown", "key": "w", "duration_ms": 300, "ephemeral": true])?.job?["id"] as? String)
+            client.sendRaw(Array("{\"id\":2,\"op\":\"wait\",\"job\":\"\(id)\"}\n{\"id\":3,\"op\":\"bogus\"}\n".utf8))
+            client.shutdownWrite()
+            let lines = try #require(client.linesUntilClosed(), "the daemon did not close the connection")
+            #expect(lines.count == 2)
+            #expect(lines.first { $0["id"] as? Int == 3 }?.errorCode == "unknown_op")
+            #expect(lines.first { $0["id"] as? Int == 2 }?.job?["state"] as? String == "expired")
+        }
+    }
+
     @Test("a wait is answered when the job ends, however long after the client stopped writing")
     func waitAfterHalfClose() throws {
         try Self.withClient { _, client in

@@ -16,7 +16,8 @@ extension Group {
     /// Handles the group's timer: its time limit, or member requests left unanswered.
     mutating func timerFired(at now: ClockReading, random: inout RandomSource, configuration: SchedulerConfiguration) -> JobAction {
         if let deadline, deadline <= now.instant {
-            return JobAction(wire: timeOut().map { .abort(attempt: $0) }, end: completion())
+            let aborted = timeOut()
+            return JobAction(wire: aborted.map { .abort(attempt: $0) }, end: completion())
         }
         let waited = DurationText.format(nanoseconds: configuration.requestTimeoutNanos)
         let unanswered = running.filter { index in

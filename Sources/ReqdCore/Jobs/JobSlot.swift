@@ -6,4 +6,9 @@ struct JobSlot<Machine: Sendable>: Sendable {
 
     /// Runs `body` on the header in place.
     mutating func withHeader<R>(_ body: (inout JobHeader) -> R) -> R { body(&header) }
+
+    /// Runs `body` on the machine in place while the job is active; nil once it has ended.
+    mutating func ifActive<R>(_ body: (inout Machine) -> R) -> R? {
+        header.isActive ? body(&machine) : nil
+    }
 }

@@ -11,12 +11,3 @@ protocol JobSpec {
     /// The job's machine as it starts at `now`, or why the registration is refused.
     func work(at now: ClockReading, limits: SchedulerConfiguration) throws(SchedulerError) -> Job.Work
 }
-
-/// What every registration may carry, whatever its kind.
-struct JobOptions {
-    var key: String?
-    var scope: String?
-    var ephemeral: Bool?
-    var bindConnection: Bool?
-    var follow: Bool?
-}

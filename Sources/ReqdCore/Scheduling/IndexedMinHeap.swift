@@ -12,7 +12,6 @@ public struct IndexedMinHeap<Key: Hashable & Sendable, Priority: Comparable & Se
     private var entries: [Entry] = []
     private var positions: [Key: Int] = [:]
 
-    /// Creates an empty heap.
     public init() {}
 
     /// The number of keys in the heap.

@@ -2,25 +2,32 @@ import ReqdProtocol
 
 /// Routing events to each kind's state machine, and turning what the machines ask for into effects.
 ///
-/// Every machine is changed in place in its kind's table (`table.polls[id]?.machine.timerFired(…)`): the
-/// dictionary yields the value to the mutation, so a group of a thousand members is never copied.
+/// Every machine is changed in place in its kind's table (`table.polls[id]?.machine.timerFired(…)`):
+/// the dictionary yields the slot to the mutation, so an answer never copies a group's members.
+/// A `Job` snapshot (`job(_:)`) shares those arrays; take one only where nothing mutates the
+/// machine while it lives.
 extension Scheduler {
     /// Lets a job's machine start what is due, and plans its next need for the timer.
+    ///
+    /// One lookup finds the job: its header and its machine share their slot.
     mutating func advance(_ id: JobID, at now: ClockReading, into effects: inout [SchedulerEffect]) {
-        guard let header = table[id], header.isActive else { return }
         let action: JobAction?
-        switch header.kind {
-        case .countdown:
-            let watched = subscriptions.isWatched(header)
-            action = table.countdowns[id]?.machine.advance(at: now.instant, watched: watched)
-        case .poll:
-            action = table.polls[id]?.machine.advance(id, at: now.instant, configuration: configuration)
-        case .request:
+        switch id.kind {
+        case .countdown?:
+            guard let slot = table.countdowns[id], slot.header.isActive else { return }
+            action = slot.machine.advance(at: now.instant, watched: subscriptions.isWatched(slot.header))
+        case .poll?:
+            let configuration = configuration
+            action = table.polls[id]?.ifActive { $0.advance(id, at: now.instant, configuration: configuration) }
+        case .request?:
             let holdReason = network.isEmpty ? nil : table.deliveries[id].flatMap { network.holdReason($0.machine.origin, except: id) }
-            action = table.deliveries[id]?.machine.advance(
-                id, at: now.instant, holdReason: holdReason, timeout: configuration.requestTimeoutNanos)
-        case .group:
-            action = table.groups[id]?.machine.advance(id, at: now.instant, timeout: configuration.requestTimeoutNanos)
+            let timeout = configuration.requestTimeoutNanos
+            action = table.deliveries[id]?.ifActive { $0.advance(id, at: now.instant, holdReason: holdReason, timeout: timeout) }
+        case .group?:
+            let timeout = configuration.requestTimeoutNanos
+            action = table.groups[id]?.ifActive { $0.advance(id, at: now.instant, timeout: timeout) }
+        case nil:
+            return
         }
         if let action { perform(action, for: id, at: now, into: &effects) }
     }

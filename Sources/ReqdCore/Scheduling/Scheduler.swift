@@ -14,8 +14,9 @@ import ReqdProtocol
 /// a held target.
 ///
 /// ReqdCore speaks the wire's types: replies, events and job views are `ReqdProtocol` values,
-/// and a refusal carries its wire `ErrorCode` (`SchedulerError`). Only what the core cannot know
-/// (framing, bad JSON) gets its code in the daemon, where `WireErrorMapping` makes every reply error.
+/// and a refusal carries its wire `ErrorCode` (`SchedulerError`), so no second list of codes
+/// exists to keep in step. What the core never sees gets its code elsewhere: a line that is not a
+/// valid request in ReqdProtocol's decoder, a line over the limit in the daemon's `WireErrorMapping`.
 public struct Scheduler: Sendable {
     public internal(set) var configuration: SchedulerConfiguration
     let startedAt: ClockReading

@@ -10,7 +10,6 @@ public struct ClockReading: Hashable, Sendable {
     /// The wall clock.
     public var wall: WallTime
 
-    /// Creates a reading.
     public init(instant: Instant, wall: WallTime) {
         self.instant = instant
         self.wall = wall

@@ -36,9 +36,6 @@ public struct Configuration: Sendable, Equatable {
     /// Every key the file, the environment (`REQD_TABLE_KEY`) and `--set` accept.
     public static let keys = settings.map(\.key)
 
-    /// Keys whose new value takes effect on SIGHUP; the rest need a restart.
-    public static let reloadableKeys = Set(settings.filter(\.isReloadable).map(\.key))
-
     /// The environment variable that overrides `key`, such as `REQD_SOCKET_PATH`.
     public static func environmentName(for key: String) -> String {
         "REQD_" + String(key.uppercased().map { $0 == "." ? "_" : $0 })

@@ -113,7 +113,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        for message in unwrapOutboundIn(data) { activity.wrote(message) }
+        let messages = unwrapOutboundIn(data)
+        for index in messages.indices { activity.wrote(messages[index]) }
         context.write(data, promise: promise)
     }
 
@@ -135,6 +136,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
         if !errors.isEmpty {
             var batch: [OutboundMessage] = []
             swap(&batch, &errors)
+            // Written from this handler's own context, they pass by its `write`: `activity` never
+            // counted them as owed, so they do not count down the replies the scheduler owes.
             context.writeAndFlush(wrapOutboundOut(batch), promise: nil)
         }
     }

@@ -3,16 +3,13 @@ import ReqdProtocol
 
 /// Checks and prepares the path the daemon binds its socket to.
 enum SocketPath {
-    /// The longest path a `sockaddr_un` holds (108 bytes with the terminating NUL).
-    static let maxLength = UnixSocket.maxPathBytes
-
     /// Makes `path` ready to bind: a stale socket from a crashed run is removed; a live daemon,
     /// a file that is not a socket, or a path that is too long is an error.
     static func prepare(_ path: String) throws(DaemonError) {
-        guard path.utf8.count <= maxLength else {
+        guard path.utf8.count <= UnixSocket.maxPathBytes else {
             throw DaemonError(
                 .socketPathTooLong,
-                "socket path is \(path.utf8.count) bytes; Unix sockets allow at most \(maxLength): \(path)")
+                "socket path is \(path.utf8.count) bytes; Unix sockets allow at most \(UnixSocket.maxPathBytes): \(path)")
         }
         var status = stat()
         guard lstat(path, &status) == 0 else { return }

@@ -5,7 +5,6 @@ public struct StoreBatch: Sendable {
     public var changes: [StoreChange] = []
     public var barriers: [CommitToken] = []
 
-    /// Creates an empty `StoreBatch`.
     public init() {}
 
     public var isEmpty: Bool { changes.isEmpty && barriers.isEmpty }

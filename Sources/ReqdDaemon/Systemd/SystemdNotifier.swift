@@ -8,7 +8,6 @@ public struct SystemdNotifier: Sendable {
     /// Whether systemd is listening for notifications.
     public let isEnabled: Bool
 
-    /// Creates a `SystemdNotifier` with its defaults.
     public init() {
         isEnabled = getenv("NOTIFY_SOCKET") != nil
     }

@@ -14,7 +14,6 @@ public struct CompactJSONEncoder: Sendable {
     // JSONByteWriter (the buffer), JSONFrame (one value's progress), StreamingEncoder and its
     // three containers (StreamingKeyedContainer, StreamingUnkeyedContainer, StreamingSingleValueContainer).
 
-    /// Creates an encoder.
     public init() {}
 
     /// The value as compact JSON.

@@ -6,7 +6,6 @@ import Foundation
 public struct RequestDecoder {
     private let decoder = JSONDecoder()
 
-    /// Creates a `RequestDecoder` with its defaults.
     public init() {}
 
     /// Decodes one line (without its newline).

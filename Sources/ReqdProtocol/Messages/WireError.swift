@@ -7,7 +7,6 @@ public struct WireError: Error, Codable, Sendable, Hashable, CustomStringConvert
     /// For `bad_condition`: the 1-based column in the condition where the problem starts.
     public var column: Int?
 
-    /// Creates a wire error.
     public init(_ code: ErrorCode, _ message: String, column: Int? = nil) {
         self.code = code
         self.message = message

@@ -1,3 +1,5 @@
+@testable import ReqdCore
+
 extension JSONValue: Encodable {
     /// Writes the value as JSON, object members sorted by name so the text is stable.
     public func encode(to encoder: any Encoder) throws {
