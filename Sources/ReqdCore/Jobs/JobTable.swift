@@ -21,6 +21,8 @@ struct JobTable: Sendable {
     var deliveries: [JobID: JobSlot<Delivery>] = [:]
     var groups: [JobID: JobSlot<Group>] = [:]
 
+    /// Every job, oldest first.
+    var order = JobOrder()
     var activeByKey: [OwnedKey: JobID] = [:]
     var activeByScope: [String: Set<JobID>] = [:]
     /// Jobs by owner, kind and state, for the summary.
@@ -92,6 +94,7 @@ struct JobTable: Sendable {
     /// joins its scope and the counts.
     mutating func insert(_ job: Job) {
         place(job)
+        order.append(job.id)
         let header = job.header
         if let key = header.key { activeByKey[OwnedKey(owner: header.owner, key: key)] = header.id }
         if let scope = header.scope { activeByScope[scope, default: []].insert(header.id) }
@@ -175,8 +178,17 @@ struct JobTable: Sendable {
         case nil: header = nil
         }
         guard let header else { return nil }
+        order.forgot()
         adjustCount(owner: header.owner, kind: header.kind, state: header.state, by: -1)
         return header
+    }
+
+    /// Drops forgotten jobs from `order`; positions in it change, so no walk may be in progress.
+    mutating func compactOrder() {
+        var order = JobOrder()
+        swap(&order, &self.order)
+        order.compact { self[$0] != nil }
+        self.order = order
     }
 
     /// Job counts by kind and state over the owners `peer` may see, every kind and state listed.
