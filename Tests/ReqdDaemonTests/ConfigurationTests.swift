@@ -7,7 +7,7 @@ import Testing
 struct ConfigurationTests {
     private func write(_ text: String, in directory: TemporaryDirectory) -> String {
         let path = directory.path + "/reqd.toml"
-        FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
         return path
     }
 
