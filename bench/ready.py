@@ -1,0 +1,31 @@
+#!/usr/bin/env python3
+"""Times one start of reqd on a copy of a state directory until it sends READY=1.
+
+Usage: bench/ready.py REQD STATE_DIR WORK_DIR
+Copies STATE_DIR to WORK_DIR (removing what was there), starts REQD on it with NOTIFY_SOCKET set,
+waits for READY=1 (at most 120 s), stops it with SIGTERM, and prints the seconds to READY=1 and the
+store.read_ms and store.restore_ms of its "store opened" line. Alternate two builds on one state
+directory to compare their restores without each build's own fill in between.
+"""
+import os, re, shutil, signal, socket, subprocess, sys, time
+
+binary, store, work = sys.argv[1:4]
+shutil.rmtree(work, ignore_errors=True)
+shutil.copytree(store, work)
+notify = os.path.join(work, "notify.sock")
+listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+listener.bind(notify)
+listener.settimeout(120)
+start = time.monotonic()
+daemon = subprocess.Popen(
+    [binary, "--socket", os.path.join(work, "reqd.sock"), "--state-dir", work, "--log-level", "info",
+     "--log-target", "stderr", "--set", "jobs.max_active=5000000", "--set", "jobs.max_retained=2000000"],
+    env=dict(os.environ, NOTIFY_SOCKET=notify), stderr=subprocess.PIPE, text=True)
+while "READY=1" not in listener.recv(4096).decode():
+    pass
+ready = time.monotonic() - start
+daemon.send_signal(signal.SIGTERM)
+_, log = daemon.communicate(timeout=60)
+opened = re.search(r"store\.read_ms=(\d+).*store\.restore_ms=(\d+)", log)
+print(f"{ready:.2f}", *(opened.groups() if opened else ("-", "-")))
+shutil.rmtree(work, ignore_errors=True)
