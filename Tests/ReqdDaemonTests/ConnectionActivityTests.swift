@@ -38,7 +38,7 @@ struct ConnectionActivityTests {
         var activity = ConnectionActivity()
         activity.handedOver(Self.request(7, .watch(JobSelector(job: "cd_1"))))
         activity.wrote(Self.reply(7, .watching(WatchResult(job: Self.job("cd_1"), scope: nil, streaming: true))))
-        #expect(activity.streams == [.init(tag: .number(7), target: .job("cd_1"))])
+        #expect(activity.streams == [.number(7): [.job("cd_1"): 1]])
         activity.wrote(Self.event(.tick, job: "cd_1", watch: 7))
         activity.wrote(Self.event(.expired, job: "cd_1", watch: 8))
         #expect(!activity.isIdle, "another watch's terminal event ends nothing")
@@ -53,7 +53,7 @@ struct ConnectionActivityTests {
         spec.follow = true
         activity.handedOver(Self.request(1, .registerCountdown(spec)))
         activity.wrote(Self.reply(1, .registered(RegisterResult(job: Self.job("cd_1"), replaced: nil))))
-        #expect(activity.streams == [.init(tag: .number(1), target: .job("cd_1"))])
+        #expect(activity.streams == [.number(1): [.job("cd_1"): 1]])
         activity.wrote(Self.event(.cancelled, job: "cd_1", watch: 1))
         #expect(activity.isIdle)
 
@@ -75,9 +75,24 @@ struct ConnectionActivityTests {
         activity.handedOver(Self.request(5, .watch(JobSelector(scope: "kitchen"))))
         activity.wrote(Self.reply(5, .watching(WatchResult(job: nil, scope: "kitchen", streaming: true))))
         activity.wrote(Self.event(.expired, job: "cd_1", watch: 5))
-        #expect(activity.streams == [.init(tag: .number(5), target: .scope)])
+        #expect(activity.streams == [.number(5): [.scope: 1]])
         activity.handedOver(Self.request(6, .unwatch(UnwatchRequest(watch: .number(5)))))
         activity.wrote(Self.reply(6, .unwatched(UnwatchResult(removed: 1))))
+        #expect(activity.isIdle)
+    }
+
+    @Test("a connection that follows 20,000 jobs is idle once the last of them has ended, and not before")
+    func manyStreams() {
+        var activity = ConnectionActivity()
+        let count: Int64 = 20_000
+        for id in 1...count {
+            activity.handedOver(Self.request(id, .registerCountdown(CountdownSpec(key: "k\(id)", durationMs: 1_000, follow: true))))
+            activity.wrote(Self.reply(id, .registered(RegisterResult(job: Self.job("cd_\(id)"), replaced: nil))))
+        }
+        #expect(activity.streams.count == Int(count))
+        for id in 1..<count { activity.wrote(Self.event(.expired, job: "cd_\(id)", watch: id)) }
+        #expect(!activity.isIdle)
+        activity.wrote(Self.event(.expired, job: "cd_\(count)", watch: count))
         #expect(activity.isIdle)
     }
 }

@@ -14,18 +14,15 @@ struct ConnectionActivity {
         case scope
     }
 
-    /// An event stream the client asked for, named by the request that started it.
-    struct Stream: Hashable {
-        var tag: RequestID
-        var target: Target
-    }
-
     /// Requests handed over whose reply has not been written.
     private(set) var unanswered = 0
     /// Requests that start a stream if their reply says so (`watch`, `follow: true`), by id, with a count
     /// because a client may reuse an id.
     private var opening: [RequestID: Int] = [:]
-    private(set) var streams: [Stream] = []
+    /// The event streams running, by the request that started them: what each follows, with a
+    /// count because a client may reuse an id. Keyed so that a stream's end costs one lookup
+    /// however many streams a connection has (a client may follow thousands of jobs).
+    private(set) var streams: [RequestID: [Target: Int]] = [:]
 
     /// Nothing owed: no reply outstanding and no stream running.
     var isIdle: Bool { unanswered == 0 && streams.isEmpty }
@@ -35,7 +32,7 @@ struct ConnectionActivity {
         unanswered += 1
         switch request.body {
         case .unwatch(let unwatch):
-            streams.removeAll { $0.tag == unwatch.watch }
+            streams[unwatch.watch] = nil
         default:
             if Self.mayStream(request.body) { opening[request.id, default: 0] += 1 }
         }
@@ -52,16 +49,19 @@ struct ConnectionActivity {
             guard case .success(let body) = response.outcome else { return }
             switch body {
             case .watching(let watch) where watch.streaming:
-                streams.append(Stream(tag: id, target: watch.job.map { .job($0.id) } ?? .scope))
+                streams[id, default: [:]][watch.job.map { .job($0.id) } ?? .scope, default: 0] += 1
             case .registered(let registered) where registered.job.state == .active:
-                streams.append(Stream(tag: id, target: .job(registered.job.id)))
+                streams[id, default: [:]][.job(registered.job.id), default: 0] += 1
             default:
                 break
             }
         case .event(let message):
-            guard !streams.isEmpty, message.event.type.isTerminal else { return }
-            let ended = Stream(tag: message.watch, target: .job(message.event.job))
-            streams.removeAll { $0 == ended }
+            guard !streams.isEmpty, message.event.type.isTerminal,
+                var targets = streams[message.watch], targets[.job(message.event.job)] != nil
+            else { return }
+            // Every stream of that job under that tag ends with it, as the scheduler ends them all.
+            targets[.job(message.event.job)] = nil
+            streams[message.watch] = targets.isEmpty ? nil : targets
         }
     }
 
