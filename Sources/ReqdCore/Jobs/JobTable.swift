@@ -16,14 +16,15 @@ struct JobTable: Sendable {
         var key: String
     }
 
-    var countdowns: [JobID: JobSlot<Countdown>] = [:]
-    var polls: [JobID: JobSlot<Poll>] = [:]
-    var deliveries: [JobID: JobSlot<Delivery>] = [:]
-    var groups: [JobID: JobSlot<Group>] = [:]
+    /// Sharded, so that a table growing past 100,000 jobs never rehashes them all in one turn.
+    var countdowns = ShardedDictionary<JobID, JobSlot<Countdown>>()
+    var polls = ShardedDictionary<JobID, JobSlot<Poll>>()
+    var deliveries = ShardedDictionary<JobID, JobSlot<Delivery>>()
+    var groups = ShardedDictionary<JobID, JobSlot<Group>>()
 
     /// Every job, oldest first.
     var order = JobOrder()
-    var activeByKey: [OwnedKey: JobID] = [:]
+    var activeByKey = ShardedDictionary<OwnedKey, JobID>()
     var activeByScope: [String: Set<JobID>] = [:]
     /// Jobs by owner, kind and state, for the summary.
     private(set) var counts: [UInt32: [JobKind: [JobState: Int]]] = [:]

@@ -10,7 +10,8 @@ public struct IndexedMinHeap<Key: Hashable & Sendable, Priority: Comparable & Se
     }
 
     private var entries: [Entry] = []
-    private var positions: [Key: Int] = [:]
+    /// Sharded, so that the index never rehashes every key in one go (`ShardedDictionary`).
+    private var positions = ShardedDictionary<Key, Int>()
 
     public init() {}
 
