@@ -32,6 +32,9 @@ public struct ShardedDictionary<Key: Hashable, Value>: Sequence {
     /// The number of entries.
     public var count: Int { shards.reduce(0) { $0 + $1.count } }
 
+    /// The entries in the fullest shard: what one growth moves at most is about twice that.
+    var largestShard: Int { shards.map(\.count).max() ?? 0 }
+
     /// Whether there are no entries.
     public var isEmpty: Bool { shards.allSatisfy(\.isEmpty) }
 

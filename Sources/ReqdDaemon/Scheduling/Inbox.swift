@@ -6,8 +6,8 @@ import Synchronization
 ///
 /// Items come from any thread and wait under a `Mutex`; a turn on `queue` takes up to its budget of
 /// them at once, so registrations that arrive together share one store batch, and a burst of posts
-/// costs one hop to the queue per budget. A caller that wants its items handled at once arrives in one of two ways, told apart
-/// by a queue-specific tag as GRDB's `SchedulingWatchdog` does:
+/// costs one hop to the queue per budget. A caller that wants its items handled at once arrives in
+/// one of two ways, told apart by a queue-specific tag as GRDB's `SchedulingWatchdog` does:
 ///
 /// - `.outside`: from any other thread. It runs the turn itself with `queue.sync`.
 /// - `.reentrant`: from inside a turn on this queue, when something the turn calls out to calls
@@ -55,7 +55,7 @@ final class Inbox<Item: Sendable>: @unchecked Sendable {
         pending.withLock { state in
             guard state.items.count > max else {
                 defer {
-                    state.items = []
+                    state.items.removeAll(keepingCapacity: true)
                     state.scheduled = false
                 }
                 return (Array(state.items), false)

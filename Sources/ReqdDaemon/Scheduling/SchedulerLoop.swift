@@ -8,9 +8,8 @@ import ReqdProtocol
 ///
 /// Socket handlers, store commits and HTTP completions hand their events to an `Inbox`; one turn on
 /// the queue handles at most `turnBudget` of them, deadlines first, then an `EffectRunner` carries
-/// out the effects and
-/// the `WakeupPlan` says when the `WakeupTimer` must fire next (the earliest of the next deadline, the
-/// watchdog ping and a held-back `SystemdStatus` update). With nothing waiting, and no watchdog, the
+/// out the effects and the `WakeupPlan` says when the `WakeupTimer` must fire next (the earliest of
+/// the next deadline, the watchdog ping and a held-back `SystemdStatus` update). With nothing waiting, and no watchdog, the
 /// timer stays unarmed: an idle daemon does not wake up. Clock steps and network changes come from
 /// their monitors as turns of their own.
 public final class SchedulerLoop: @unchecked Sendable {
@@ -210,24 +209,26 @@ public final class SchedulerLoop: @unchecked Sendable {
     /// Runs turns now: on the caller's thread from outside, or within the turn in progress.
     ///
     /// From outside, what already waits in the inbox goes first (a connection's `.open` before its
-    /// first request), then `items`, a budget per turn. Each turn is its own `queue.sync`, so a
-    /// timer's turn queued meanwhile runs between two of them.
+    /// first request), then `items`, a budget per turn; usually both fit in one. Each turn is its
+    /// own `queue.sync`, so a timer's turn queued meanwhile runs between two of them.
     private func runNow(_ items: [Item]) {
         switch inbox.arrival() {
         case .outside:
-            while true {
-                let waiting = queue.sync { () -> Bool in
-                    let (waiting, more) = inbox.take(max: turnBudget)
-                    if !waiting.isEmpty { turn(waiting) }
-                    return more
-                }
-                if !waiting { break }
-            }
             var start = items.startIndex
-            while start < items.endIndex {
-                let end = items.index(start, offsetBy: turnBudget, limitedBy: items.endIndex) ?? items.endIndex
-                queue.sync { turn(Array(items[start..<end])) }
-                start = end
+            var waiting = true
+            while waiting || start < items.endIndex {
+                queue.sync {
+                    var batch: [Item] = []
+                    if waiting { (batch, waiting) = inbox.take(max: turnBudget) }
+                    if !waiting {
+                        // The inbox is empty: the rest of this turn's budget goes to `items`.
+                        let room = turnBudget - batch.count
+                        let end = items.index(start, offsetBy: room, limitedBy: items.endIndex) ?? items.endIndex
+                        batch += items[start..<end]
+                        start = end
+                    }
+                    if !batch.isEmpty { turn(batch) }
+                }
             }
         case .reentrant:
             inbox.keep(items)

@@ -8,9 +8,9 @@ import Synchronization
 
 /// Decodes one client's request lines and hands them to the scheduler loop, a socket read at a time.
 ///
-/// Lines arrive whole from `LineFrameDecoder` and wait here. At the end of a read they are decoded
-/// and handed over a turn's budget at a time (`SchedulerLoop.turnBudget`): one scheduler turn, whose
-/// replies leave in one write. What is left of the read waits for a later task on the event loop,
+/// Lines arrive whole from `LineFrameDecoder` and wait here. At the end of a read a turn's budget of
+/// them (`SchedulerLoop.turnBudget`) is decoded and handed over: one scheduler turn, whose replies
+/// leave in one write. What is left of the read waits for a later task on the event loop,
 /// after the other connections' reads and the turns queued meanwhile (a due timer's among them),
 /// and this connection reads nothing more until it is all handed over: a client that pipelines
 /// thousands of requests gets them served a budget at a time, and pushes back on its own socket.

@@ -78,6 +78,7 @@ private struct NeighborsRun {
         stop.set()
         let rate = try neighbour.finish()
         let roundTrips = prober.finish().sorted()
+        let wakes = prober.wakeLateness.withLock { $0 }.sorted()
         guard lateness.count == followed else { throw BenchError("\(lateness.count) of \(followed) countdowns expired") }
         lateness.sort()
         print("ROW=\(row)")
@@ -86,6 +87,7 @@ private struct NeighborsRun {
             String(
                 format: "STATUS_P50_MS=%.3f\nSTATUS_P99_MS=%.3f\nSTATUS_MAX_MS=%.3f\nSTATUS_COUNT=%d", percentile(roundTrips, 0.5),
                 percentile(roundTrips, 0.99), roundTrips.last ?? .nan, roundTrips.count))
+        print(String(format: "PROBER_WAKE_P99_MS=%.3f", percentile(wakes, 0.99)))
         print(String(format: "NEIGHBOR_RATE=%.0f\nDAEMON_CPU=%.2f", rate, (cpu1 - cpu0) / (window1 - window0)))
     }
 
@@ -181,6 +183,9 @@ private final class StatusProber: @unchecked Sendable {
     private let socket: String
     private let stop: StopFlag
     private let times = Mutex<[Double]>([])
+    /// How late the prober's own sleeps ended, in ms: a round trip cannot be shorter than the time
+    /// the machine takes to run the prober again, so this says how much of it is the client's.
+    let wakeLateness = Mutex<[Double]>([])
     private let done = DispatchSemaphore(value: 0)
 
     init(socket: String, stop: StopFlag) {
@@ -200,7 +205,11 @@ private final class StatusProber: @unchecked Sendable {
                 let end = now()
                 self.times.withLock { $0.append((end - start) * 1_000) }
                 next += 0.01
-                if next > end { usleep(useconds_t((next - end) * 1e6)) }
+                if next > end {
+                    usleep(useconds_t((next - end) * 1e6))
+                    let late = (now() - next) * 1_000
+                    self.wakeLateness.withLock { $0.append(late) }
+                }
             }
         }.start()
     }
