@@ -32,9 +32,6 @@ public final class SchedulerLoop: @unchecked Sendable {
         case clockStepped
     }
 
-    /// A turn longer than this is logged at debug level: what delays every deadline behind it.
-    private static let longTurnNanos: Int64 = 5_000_000
-
     /// Items a turn handles at most, when nothing in the loop asks for more.
     public static let defaultTurnBudget = 32
 
@@ -279,10 +276,6 @@ public final class SchedulerLoop: @unchecked Sendable {
         scheduler.handle(turn: events, at: now, into: &effects)
         for event in runner.run(effects, plan: &plan) {
             enqueue(.event(event))
-        }
-        let took = SystemClock.now().instant.nanoseconds(since: now.instant)
-        if took > Self.longTurnNanos {
-            logger.debug("long turn", metadata: ["turn.ms": "\(took / 1_000_000)", "turn.items": "\(items.count)"])
         }
         if scheduler.hasListsInProgress, !listsPosted {
             listsPosted = true
