@@ -3,9 +3,9 @@
 /// A Swift `Dictionary` doubles and rehashes every entry when it fills: at 200,000 jobs that took
 /// 50–250 ms on the scheduler's queue, and every deadline waited behind it. Here each shard grows
 /// on its own and holds about 1/64 of the entries, so one growth moves 1/64 of them. The shard
-/// comes from the top bits of the hash, because a shard's own buckets use the low ones. Lookups
-/// hash the key twice; the cost of that is small beside the stall it removes.
-public struct ShardedDictionary<Key: Hashable, Value>: Sequence {
+/// comes from the top bits of the key's `shardBits`: a job id's random characters, so a lookup
+/// hashes the key once, or else its hash, whose low bits a shard's own buckets use.
+public struct ShardedDictionary<Key: ShardKey, Value>: Sequence {
     private static var shardBits: Int { 6 }
     private var shards: [[Key: Value]] = Array(repeating: [:], count: 1 << 6)
 
@@ -14,7 +14,7 @@ public struct ShardedDictionary<Key: Hashable, Value>: Sequence {
 
     @inline(__always)
     private static func shard(of key: Key) -> Int {
-        Int(truncatingIfNeeded: UInt(bitPattern: key.hashValue) >> UInt(UInt.bitWidth - shardBits))
+        Int(truncatingIfNeeded: key.shardBits >> UInt(UInt.bitWidth - shardBits))
     }
 
     /// The value for `key`; set to nil to remove it. Changes happen in place.

@@ -11,7 +11,7 @@ import ReqdProtocol
 /// facts; the scheduler decides.
 struct JobTable: Sendable {
     /// A key in one owner's namespace.
-    struct OwnedKey: Hashable, Sendable {
+    struct OwnedKey: ShardKey, Sendable {
         var owner: UInt32
         var key: String
     }
