@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Logging
 import ReqdCore
@@ -28,10 +29,25 @@ struct SchedulerLoopTests {
         }
     }
 
-    private static func makeLoop() -> SchedulerLoop {
+    /// Counts the replies that reach a connection.
+    final class CountingSink: MessageSink {
+        let replies = Mutex(0)
+
+        func send(_ messages: [OutboundMessage]) {
+            let count = messages.count { if case .response = $0 { true } else { false } }
+            replies.withLock { $0 += count }
+        }
+    }
+
+    private static func makeLoop(turnBudget: Int = SchedulerLoop.defaultTurnBudget) -> SchedulerLoop {
         var logger = Logger(label: "reqd-test")
         logger.logLevel = .warning
-        return SchedulerLoop(configuration: SchedulerConfiguration(), seed: 1, logger: logger, notifier: SystemdNotifier())
+        return SchedulerLoop(
+            configuration: SchedulerConfiguration(), seed: 1, logger: logger, notifier: SystemdNotifier(), turnBudget: turnBudget)
+    }
+
+    private static func hellos(_ count: Int, on connection: ConnectionID) -> [SchedulerEvent] {
+        (0..<count).map { .request(connection, Request(id: .number(Int64($0)), body: .hello(HelloRequest()))) }
     }
 
     /// A loop with connection 1 open on a `CallingBackSink`.
@@ -68,5 +84,33 @@ struct SchedulerLoopTests {
         loop.perform(.networkChanged)
         #expect(loop.inspect { $0.connectionCount } == 0)
         loop.stop()
+    }
+
+    @Test("10,000 requests handed over at once are handled a budget per turn, every one answered")
+    func handleNowBudget() {
+        let loop = Self.makeLoop(turnBudget: 16)
+        defer { loop.stop() }
+        let sink = CountingSink()
+        loop.open(ConnectionID(1), peer: Peer(uid: getuid(), pid: getpid()), sink: sink)
+        loop.handleNow(Self.hellos(10_000, on: ConnectionID(1)))
+        #expect(sink.replies.withLock { $0 } == 10_000)
+        #expect(loop.largestTurn == 16)
+    }
+
+    @Test("events posted from other threads wait in the inbox and are handled a budget per turn")
+    func postedBudget() {
+        let loop = Self.makeLoop(turnBudget: 16)
+        defer { loop.stop() }
+        let sink = CountingSink()
+        loop.open(ConnectionID(1), peer: Peer(uid: getuid(), pid: getpid()), sink: sink)
+        // Held on the queue, so all 5,000 are in the inbox before the first turn.
+        let posted = DispatchSemaphore(value: 0)
+        loop.queue.async { posted.wait() }
+        for event in Self.hellos(5_000, on: ConnectionID(1)) { loop.submit(event) }
+        posted.signal()
+        // Each `inspect` waits for the turns queued before it; later turns queue themselves behind it.
+        for _ in 0..<5_000 where sink.replies.withLock({ $0 }) < 5_000 { _ = loop.inspect { _ in true } }
+        #expect(sink.replies.withLock { $0 } == 5_000)
+        #expect(loop.largestTurn == 16)
     }
 }

@@ -11,17 +11,20 @@ import ReqdProtocol
 /// facts; the scheduler decides.
 struct JobTable: Sendable {
     /// A key in one owner's namespace.
-    struct OwnedKey: Hashable, Sendable {
+    struct OwnedKey: ShardKey, Sendable {
         var owner: UInt32
         var key: String
     }
 
-    var countdowns: [JobID: JobSlot<Countdown>] = [:]
-    var polls: [JobID: JobSlot<Poll>] = [:]
-    var deliveries: [JobID: JobSlot<Delivery>] = [:]
-    var groups: [JobID: JobSlot<Group>] = [:]
+    /// Sharded, so that a table growing past 100,000 jobs never rehashes them all in one turn.
+    var countdowns = ShardedDictionary<JobID, JobSlot<Countdown>>()
+    var polls = ShardedDictionary<JobID, JobSlot<Poll>>()
+    var deliveries = ShardedDictionary<JobID, JobSlot<Delivery>>()
+    var groups = ShardedDictionary<JobID, JobSlot<Group>>()
 
-    var activeByKey: [OwnedKey: JobID] = [:]
+    /// Every job, oldest first.
+    var order = JobOrder()
+    var activeByKey = ShardedDictionary<OwnedKey, JobID>()
     var activeByScope: [String: Set<JobID>] = [:]
     /// Jobs by owner, kind and state, for the summary.
     private(set) var counts: [UInt32: [JobKind: [JobState: Int]]] = [:]
@@ -92,6 +95,7 @@ struct JobTable: Sendable {
     /// joins its scope and the counts.
     mutating func insert(_ job: Job) {
         place(job)
+        order.append(job.id)
         let header = job.header
         if let key = header.key { activeByKey[OwnedKey(owner: header.owner, key: key)] = header.id }
         if let scope = header.scope { activeByScope[scope, default: []].insert(header.id) }
@@ -175,8 +179,17 @@ struct JobTable: Sendable {
         case nil: header = nil
         }
         guard let header else { return nil }
+        order.forgot()
         adjustCount(owner: header.owner, kind: header.kind, state: header.state, by: -1)
         return header
+    }
+
+    /// Drops forgotten jobs from `order`; positions in it change, so no walk may be in progress.
+    mutating func compactOrder() {
+        var order = JobOrder()
+        swap(&order, &self.order)
+        order.compact { self[$0] != nil }
+        self.order = order
     }
 
     /// Job counts by kind and state over the owners `peer` may see, every kind and state listed.

@@ -25,20 +25,35 @@ extension Scheduler {
     }
 
     /// `list`: the caller's jobs that match every filter, oldest first.
-    func list(_ filter: ListRequest, peer: Peer, at now: ClockReading) -> Result<ReplyBody, SchedulerError> {
+    ///
+    /// Answered now when one slice covers it; otherwise the rest waits for later turns
+    /// (`continueLists`), and the reply follows.
+    mutating func list(
+        _ filter: ListRequest, peer: Peer, connection: ConnectionID, requestID: RequestID, at now: ClockReading
+    ) -> Result<ReplyBody, SchedulerError>? {
         let limit = filter.limit ?? 1000
         guard limit > 0, limit <= configuration.maxListLimit else {
             return .failure(SchedulerError(.badField, "'limit' must be between 1 and \(configuration.maxListLimit)"))
         }
-        var matching = table.headers { job in
-            peer.mayAccess(ownerUID: job.owner) && (filter.state.map { $0 == job.state } ?? true)
-                && (filter.kind.map { $0 == job.kind } ?? true) && (filter.scope.map { $0 == job.scope } ?? true)
-                && (filter.key.map { $0 == job.key } ?? true)
+        var query = ListQuery(
+            filter, limit: limit, peer: peer, connection: connection, requestID: requestID, end: table.order.ids.count)
+        query.advance(in: table, at: now)
+        if let result = query.result { return .success(.jobs(result)) }
+        lists.append(query)
+        return nil
+    }
+
+    /// Walks the oldest list in progress one slice further, and answers it when it is done; a list
+    /// not done goes to the back, so lists in progress take turns.
+    mutating func continueLists(at now: ClockReading, into effects: inout [SchedulerEffect]) {
+        guard !lists.isEmpty else { return }
+        var query = lists.removeFirst()
+        query.advance(in: table, at: now)
+        if let result = query.result {
+            effects.append(.reply(query.connection, query.requestID, .success(.jobs(result))))
+        } else {
+            lists.append(query)
         }
-        matching.sort { ($0.createdAt, $0.id) < ($1.createdAt, $1.id) }
-        let truncated = matching.count > limit
-        let views = matching.prefix(limit).compactMap { header in job(header.id).map { JobInfo($0, at: now) } }
-        return .success(.jobs(JobListResult(jobs: views, truncated: truncated)))
     }
 
     /// The network part of the daemon summary, counting only the jobs `peer` may see.

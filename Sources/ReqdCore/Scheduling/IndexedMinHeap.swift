@@ -2,7 +2,7 @@
 ///
 /// Each key appears at most once. A position index maps keys to their slot so `update` and
 /// `remove` need no search.
-public struct IndexedMinHeap<Key: Hashable & Sendable, Priority: Comparable & Sendable>: Sendable {
+public struct IndexedMinHeap<Key: ShardKey & Sendable, Priority: Comparable & Sendable>: Sendable {
     /// One entry: a key and its priority.
     public struct Entry: Sendable {
         public var key: Key
@@ -10,7 +10,8 @@ public struct IndexedMinHeap<Key: Hashable & Sendable, Priority: Comparable & Se
     }
 
     private var entries: [Entry] = []
-    private var positions: [Key: Int] = [:]
+    /// Sharded, so that the index never rehashes every key in one go (`ShardedDictionary`).
+    private var positions = ShardedDictionary<Key, Int>()
 
     public init() {}
 

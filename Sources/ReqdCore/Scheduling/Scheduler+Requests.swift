@@ -28,7 +28,7 @@ extension Scheduler {
         case .status(let status):
             outcome = self.status(status, peer: peer, at: now)
         case .list(let filter):
-            outcome = list(filter, peer: peer, at: now)
+            outcome = list(filter, peer: peer, connection: connection, requestID: request.id, at: now)
         case .watch(let selector):
             outcome = watch(selector, peer: peer, connection: connection, tag: request.id, at: now, into: &effects)
         case .unwatch(let unwatch):

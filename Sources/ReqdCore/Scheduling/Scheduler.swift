@@ -29,6 +29,8 @@ public struct Scheduler: Sendable {
     var subscriptions = Subscriptions()
     var commits = CommitGate()
     var dedupe = DedupeIndex()
+    /// `list`s that span turns, oldest first.
+    var lists: [ListQuery] = []
     /// Request jobs held while their targets are unreachable.
     var network = NetworkHold()
 
@@ -47,6 +49,22 @@ public struct Scheduler: Sendable {
         self.configuration = configuration
         self.random = RandomSource(seed: seed)
         self.startedAt = now
+    }
+
+    /// Handles the events of one turn, deadlines first.
+    ///
+    /// A deadline that is already due when the turn starts fires before any of the turn's events,
+    /// whatever they are, so its effects come first too: what other clients asked for never makes
+    /// a due timer wait behind it.
+    public mutating func handle(turn events: some Sequence<SchedulerEvent>, at now: ClockReading, into effects: inout [SchedulerEffect]) {
+        if let next = nextDeadline, next <= now.instant {
+            fireDueTimers(at: now, into: &effects)
+            forgetExpired(at: now, into: &effects)
+            updateTimer(into: &effects)
+        }
+        for event in events {
+            handle(event, at: now, into: &effects)
+        }
     }
 
     /// Handles one event and returns the effects it causes.
@@ -78,12 +96,15 @@ public struct Scheduler: Sendable {
             restore(records, at: now, into: &effects)
         case .reconfigure(let configuration):
             self.configuration = configuration
+        case .continueLists:
+            continueLists(at: now, into: &effects)
         case .networkChanged:
             probeRound(at: now, into: &effects)
         case .shutdown:
             shuttingDown = true
         }
         forgetExpired(at: now, into: &effects)
+        if lists.isEmpty, table.order.wantsCompaction { table.compactOrder() }
         updateTimer(into: &effects)
     }
 
@@ -92,6 +113,9 @@ public struct Scheduler: Sendable {
 
     /// The number of jobs that have not ended.
     public var activeJobCount: Int { table.liveJobs }
+
+    /// True while a `list` waits for a later turn: the daemon must send `.continueLists`.
+    public var hasListsInProgress: Bool { !lists.isEmpty }
 
     /// The number of open connections.
     public var connectionCount: Int { subscriptions.count }

@@ -16,6 +16,8 @@ public enum SchedulerEvent: Sendable {
     case commitCompleted(CommitToken, failure: String?)
     /// Jobs read from the store at start-up.
     case restore([JobRecord])
+    /// A later turn for the lists in progress (`Scheduler.hasListsInProgress`).
+    case continueLists
     /// A link, address or route changed: unreachable targets are worth a probe now.
     case networkChanged
     /// A reloaded configuration.

@@ -9,3 +9,13 @@ enum TimerKey: Hashable, Sendable {
     /// The next probe round of unreachable targets.
     case probe
 }
+
+extension TimerKey: ShardKey {
+    /// A job's own id picks the shard; the probe has one of its own.
+    var shardBits: UInt {
+        switch self {
+        case .job(let id), .dedupe(let id): id.shardBits
+        case .probe: 0
+        }
+    }
+}

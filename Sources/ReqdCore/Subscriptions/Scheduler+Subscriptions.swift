@@ -44,8 +44,9 @@ extension Scheduler {
         return nil
     }
 
-    /// Forgets a closed connection's watches and waits, and cancels the jobs bound to it.
+    /// Forgets a closed connection's watches, waits and lists in progress, and cancels the jobs bound to it.
     mutating func closeConnection(_ id: ConnectionID, at now: ClockReading, into effects: inout [SchedulerEffect]) {
+        lists.removeAll { $0.connection == id }
         for job in subscriptions.close(id) {
             finish(job, as: .cancelled, reason: .connectionClosed, replacedBy: nil, at: now, into: &effects)
         }

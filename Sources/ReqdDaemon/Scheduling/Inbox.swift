@@ -1,12 +1,13 @@
 import Dispatch
+import NIOCore
 import Synchronization
 
 /// The scheduler loop's mailbox, and the rules of its turns.
 ///
-/// Items come from any thread and wait under a `Mutex`; a turn on `queue` takes all of them at once,
-/// so registrations that arrive together share one store batch, and a burst of posts costs one hop
-/// to the queue. A caller that wants its items handled at once arrives in one of two ways, told apart
-/// by a queue-specific tag as GRDB's `SchedulingWatchdog` does:
+/// Items come from any thread and wait under a `Mutex`; a turn on `queue` takes up to its budget of
+/// them at once, so registrations that arrive together share one store batch, and a burst of posts
+/// costs one hop to the queue per budget. A caller that wants its items handled at once arrives in
+/// one of two ways, told apart by a queue-specific tag as GRDB's `SchedulingWatchdog` does:
 ///
 /// - `.outside`: from any other thread. It runs the turn itself with `queue.sync`.
 /// - `.reentrant`: from inside a turn on this queue, when something the turn calls out to calls
@@ -25,7 +26,7 @@ final class Inbox<Item: Sendable>: @unchecked Sendable {
 
     /// The queue the turns run on.
     let queue: DispatchQueue
-    private let pending = Mutex<(items: [Item], scheduled: Bool)>(([], false))
+    private let pending = Mutex<(items: CircularBuffer<Item>, scheduled: Bool)>(([], false))
     private var kept: [Item] = []
     private var inTurn = false
     /// Set on `queue` only, and unique to this inbox, so another loop's queue does not count.
@@ -46,14 +47,22 @@ final class Inbox<Item: Sendable>: @unchecked Sendable {
         }
     }
 
-    /// Everything posted so far; the next post schedules a turn again.
-    func take() -> [Item] {
+    /// The oldest `max` items posted so far, and whether more are left.
+    ///
+    /// With nothing left, the next post schedules a turn again. With more left, a turn is still
+    /// owed for them, and the caller schedules it.
+    func take(max: Int) -> (items: [Item], more: Bool) {
         pending.withLock { state in
-            defer {
-                state.items = []
-                state.scheduled = false
+            guard state.items.count > max else {
+                defer {
+                    state.items.removeAll(keepingCapacity: true)
+                    state.scheduled = false
+                }
+                return (Array(state.items), false)
             }
-            return state.items
+            let items = Array(state.items.prefix(max))
+            state.items.removeFirst(max)
+            return (items, true)
         }
     }
 

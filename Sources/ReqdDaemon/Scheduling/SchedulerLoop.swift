@@ -7,9 +7,9 @@ import ReqdProtocol
 /// Owns the scheduler on one serial queue and drives every job with one `DispatchSourceTimer`.
 ///
 /// Socket handlers, store commits and HTTP completions hand their events to an `Inbox`; one turn on
-/// the queue handles everything that has arrived, then an `EffectRunner` carries out the effects and
-/// the `WakeupPlan` says when the `WakeupTimer` must fire next (the earliest of the next deadline, the
-/// watchdog ping and a held-back `SystemdStatus` update). With nothing waiting, and no watchdog, the
+/// the queue handles at most `turnBudget` of them, deadlines first, then an `EffectRunner` carries
+/// out the effects and the `WakeupPlan` says when the `WakeupTimer` must fire next (the earliest of
+/// the next deadline, the watchdog ping and a held-back `SystemdStatus` update). With nothing waiting, and no watchdog, the
 /// timer stays unarmed: an idle daemon does not wake up. Clock steps and network changes come from
 /// their monitors as turns of their own.
 public final class SchedulerLoop: @unchecked Sendable {
@@ -21,15 +21,26 @@ public final class SchedulerLoop: @unchecked Sendable {
     enum Item: Sendable {
         case open(ConnectionID, Peer, any MessageSink)
         case event(SchedulerEvent)
-        case committed([CommitToken], failure: String?)
+        /// One finished store transaction's token: a commit that releases many acknowledgements
+        /// takes as many items, so the turn budget bounds them too.
+        case committed(CommitToken, failure: String?)
+        /// A later turn for the lists in progress.
+        case continueLists
         /// The timer fired.
         case wakeup
         /// The wall clock was stepped.
         case clockStepped
     }
 
+    /// Items a turn handles at most, when nothing in the loop asks for more.
+    public static let defaultTurnBudget = 32
+
     /// The scheduler's queue.
     public let queue: DispatchQueue
+    /// Items one turn handles at most: requests, commits, HTTP answers. The rest wait for later
+    /// turns, so a due deadline (the timer's turn, or the check at the start of every turn) never
+    /// waits behind more than one budget of other work.
+    public let turnBudget: Int
     private let inbox: Inbox<Item>
     private var scheduler: Scheduler
     private let runner: EffectRunner
@@ -42,6 +53,16 @@ public final class SchedulerLoop: @unchecked Sendable {
     private let notifier: SystemdNotifier
     private var wakeups = 0
     private var stopped = false
+    private var largestTurnItems = 0
+    /// A `.continueLists` is in the inbox or in the turn in progress.
+    private var listsPosted = false
+
+    /// The most items one turn has handled so far, for tests: never more than `turnBudget`, except
+    /// for what a turn's own calls out hand back to it (`Inbox.Arrival.reentrant`).
+    public var largestTurn: Int {
+        dispatchPrecondition(condition: .notOnQueue(queue))
+        return queue.sync { largestTurnItems }
+    }
 
     /// Timer wake-ups so far, for tests and benchmarks.
     public var wakeupCount: Int {
@@ -50,9 +71,14 @@ public final class SchedulerLoop: @unchecked Sendable {
     }
 
     /// Creates the loop around a fresh scheduler, with its timer and its clock and network monitors.
-    public init(configuration: SchedulerConfiguration, seed: UInt64, logger: Logger, notifier: SystemdNotifier) {
+    public init(
+        configuration: SchedulerConfiguration, seed: UInt64, logger: Logger, notifier: SystemdNotifier,
+        turnBudget: Int = SchedulerLoop.defaultTurnBudget
+    ) {
+        precondition(turnBudget > 0, "a turn must be able to handle something")
         let queue = DispatchQueue(label: "reqd.scheduler", qos: .userInteractive)
         self.queue = queue
+        self.turnBudget = turnBudget
         inbox = Inbox(queue: queue)
         scheduler = Scheduler(configuration: configuration, seed: seed, now: SystemClock.now())
         runner = EffectRunner(queue: queue, logger: logger)
@@ -115,7 +141,7 @@ public final class SchedulerLoop: @unchecked Sendable {
     /// Reports finished store transactions and handles them at once on the calling thread, like
     /// `handleNow(_:)`: the acknowledgements a commit releases need no hop to the scheduler's queue.
     public func committedNow(_ tokens: [CommitToken], failure: String?) {
-        runNow([.committed(tokens, failure: failure)])
+        runNow(tokens.map { .committed($0, failure: failure) })
     }
 
     /// Registers a new connection and its sink; safe from any thread.
@@ -125,7 +151,7 @@ public final class SchedulerLoop: @unchecked Sendable {
 
     /// Reports finished store transactions; safe from any thread.
     public func committed(_ tokens: [CommitToken], failure: String?) {
-        enqueue(.committed(tokens, failure: failure))
+        for token in tokens { enqueue(.committed(token, failure: failure)) }
     }
 
     /// Runs an event synchronously on the queue (start-up, reload, shutdown).
@@ -148,7 +174,11 @@ public final class SchedulerLoop: @unchecked Sendable {
         dispatchPrecondition(condition: .notOnQueue(queue))
         let first = queue.sync { () -> Bool in
             guard !stopped else { return false }
-            turn(inbox.take())
+            while true {
+                let (items, more) = inbox.take(max: turnBudget)
+                turn(items)
+                if !more { break }
+            }
             stopped = true
             timer?.cancel()
             runner.detachAll()
@@ -160,18 +190,42 @@ public final class SchedulerLoop: @unchecked Sendable {
     }
 
     private func enqueue(_ item: Item) {
-        if inbox.post(item) {
-            queue.async { self.turn(self.inbox.take()) }
+        if inbox.post(item) { scheduleTurn() }
+    }
+
+    /// A turn for what waits in the inbox, behind whatever the queue already holds (the timer's
+    /// turn among it); it schedules the next one when more than a budget waits.
+    private func scheduleTurn() {
+        queue.async {
+            let (items, more) = self.inbox.take(max: self.turnBudget)
+            self.turn(items)
+            if more { self.scheduleTurn() }
         }
     }
 
-    /// Runs a turn now: on the caller's thread from outside, or within the turn in progress.
+    /// Runs turns now: on the caller's thread from outside, or within the turn in progress.
+    ///
+    /// From outside, what already waits in the inbox goes first (a connection's `.open` before its
+    /// first request), then `items`, a budget per turn; usually both fit in one. Each turn is its
+    /// own `queue.sync`, so a timer's turn queued meanwhile runs between two of them.
     private func runNow(_ items: [Item]) {
         switch inbox.arrival() {
         case .outside:
-            queue.sync {
-                let waiting = inbox.take()
-                turn(waiting.isEmpty ? items : waiting + items)
+            var start = items.startIndex
+            var waiting = true
+            while waiting || start < items.endIndex {
+                queue.sync {
+                    var batch: [Item] = []
+                    if waiting { (batch, waiting) = inbox.take(max: turnBudget) }
+                    if !waiting {
+                        // The inbox is empty: the rest of this turn's budget goes to `items`.
+                        let room = turnBudget - batch.count
+                        let end = items.index(start, offsetBy: room, limitedBy: items.endIndex) ?? items.endIndex
+                        batch += items[start..<end]
+                        start = end
+                    }
+                    if !batch.isEmpty { turn(batch) }
+                }
             }
         case .reentrant:
             inbox.keep(items)
@@ -191,32 +245,41 @@ public final class SchedulerLoop: @unchecked Sendable {
     private func handle(_ items: [Item]) {
         dispatchPrecondition(condition: .onQueue(queue))
         guard !stopped else { return }
+        largestTurnItems = max(largestTurnItems, items.count)
         let now = SystemClock.now()
-        var effects: [SchedulerEffect] = []
+        var events: [SchedulerEvent] = []
+        events.reserveCapacity(items.count)
         for item in items {
             switch item {
             case .open(let connection, let peer, let sink):
                 runner.opened(connection, sink: sink)
-                scheduler.handle(.connectionOpened(connection, peer), at: now, into: &effects)
+                events.append(.connectionOpened(connection, peer))
             case .event(let event):
                 if case .connectionClosed(let connection) = event { runner.closed(connection) }
-                scheduler.handle(event, at: now, into: &effects)
-            case .committed(let tokens, let failure):
-                for token in tokens {
-                    scheduler.handle(.commitCompleted(token, failure: failure), at: now, into: &effects)
-                }
+                events.append(event)
+            case .committed(let token, let failure):
+                events.append(.commitCompleted(token, failure: failure))
+            case .continueLists:
+                listsPosted = false
+                events.append(.continueLists)
             case .wakeup:
                 wakeups += 1
                 let due = plan.fired(at: now.instant)
                 if due.watchdog { notifier.watchdog() }
-                if due.jobs { scheduler.handle(.timerFired, at: now, into: &effects) }
+                if due.jobs { events.append(.timerFired) }
             case .clockStepped:
                 logger.info("wall clock was set; re-arming the timer")
                 plan.clockStepped()
             }
         }
+        var effects: [SchedulerEffect] = []
+        scheduler.handle(turn: events, at: now, into: &effects)
         for event in runner.run(effects, plan: &plan) {
             enqueue(.event(event))
+        }
+        if scheduler.hasListsInProgress, !listsPosted {
+            listsPosted = true
+            enqueue(.continueLists)
         }
         publishStatus(at: now)
         timer?.apply(plan.nextArming(), now: now)

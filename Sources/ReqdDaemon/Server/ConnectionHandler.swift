@@ -8,10 +8,14 @@ import Synchronization
 
 /// Decodes one client's request lines and hands them to the scheduler loop, a socket read at a time.
 ///
-/// Lines arrive whole from `LineFrameDecoder`. Each is decoded as it comes, and the requests of one
-/// read are handed over together in `channelReadComplete`: one scheduler turn, whose replies leave in
-/// one write. Bad input gets an error reply on this connection only; nothing reaches the scheduler
-/// and the connection stays open.
+/// Lines arrive whole from `LineFrameDecoder` and wait here. At the end of a read a turn's budget of
+/// them (`SchedulerLoop.turnBudget`) is decoded and handed over: one scheduler turn, whose replies
+/// leave in one write. What is left of the read waits for a later task on the event loop,
+/// after the other connections' reads and the turns queued meanwhile (a due timer's among them),
+/// and this connection reads nothing more until it is all handed over: a client that pipelines
+/// thousands of requests gets them served a budget at a time, and pushes back on its own socket.
+/// Bad input gets an error reply on this connection only; nothing reaches the scheduler and the
+/// connection stays open.
 ///
 /// It also sees every line the loop sends (it sits at the tail of the pipeline), to keep
 /// `ConnectionActivity`. Once the client has closed its write side and nothing is owed any more, it
@@ -22,6 +26,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
     typealias OutboundOut = [OutboundMessage]
 
     private static let nextID = Atomic<UInt64>(1)
+    /// How long the next budget of a read waits, so that the event loop polls its sockets in between.
+    private static let yieldDelay = TimeAmount.microseconds(20)
 
     private let loop: SchedulerLoop
     private let logger: Logger
@@ -29,9 +35,12 @@ final class ConnectionHandler: ChannelDuplexHandler {
     private let decoder = RequestDecoder()
     private let connection = ConnectionID(ConnectionHandler.nextID.wrappingAdd(1, ordering: .relaxed).oldValue)
     private var opened = false
-    /// The requests and error replies of the current read, not yet handed over.
-    private var requests: [SchedulerEvent] = []
-    private var errors: [OutboundMessage] = []
+    /// Lines read and not yet handed over, oldest first.
+    private var frames = CircularBuffer<LineFramer.Frame>()
+    /// A task to hand over more of `frames` is queued on the event loop.
+    private var continuing = false
+    /// A read was asked for while lines waited; it is passed on once they are handed over.
+    private var readHeld = false
     private var activity = ConnectionActivity()
     private var inputClosed = false
     private var closing = false
@@ -68,37 +77,34 @@ final class ConnectionHandler: ChannelDuplexHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard opened else { return }
-        switch unwrapInboundIn(data) {
-        case .oversized:
-            errors.append(.response(Response(id: nil, outcome: .failure(WireErrorMapping.lineTooLong(limit: maxLineBytes)))))
-        case .line(let bytes):
-            switch decoder.decode(bytes) {
-            case .success(let request):
-                activity.handedOver(request)
-                requests.append(.request(connection, request))
-            case .failure(let failure):
-                errors.append(.response(Response(id: failure.id, outcome: .failure(failure.error))))
-            }
-        }
+        frames.append(unwrapInboundIn(data))
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
-        handOver(context: context)
+        handOverBudget(context: context)
         context.fireChannelReadComplete()
+    }
+
+    func read(context: ChannelHandlerContext) {
+        guard frames.isEmpty else {
+            readHeld = true
+            return
+        }
+        context.read()
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if event as? ChannelEvent == .inputClosed {
             // The decoder has passed on the unterminated last line, if any; no read-complete follows.
             inputClosed = true
-            handOver(context: context)
+            handOverBudget(context: context)
             closeIfDone(context: context)
         }
         context.fireUserInboundEventTriggered(event)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        handOver(context: context)
+        while !frames.isEmpty { handOver(context: context) }
         if opened {
             opened = false
             loop.submit(.connectionClosed(connection))
@@ -123,29 +129,61 @@ final class ConnectionHandler: ChannelDuplexHandler {
         closeIfDone(context: context)
     }
 
-    /// Hands the current read's requests to the loop (one turn) and writes its error replies.
-    ///
-    /// Each list is swapped out before it is used: the turn writes replies through this pipeline, and
-    /// a connection closed meanwhile (a client that stopped reading) comes back here from `channelInactive`.
-    private func handOver(context: ChannelHandlerContext) {
-        if !requests.isEmpty {
-            var batch: [SchedulerEvent] = []
-            swap(&batch, &requests)
-            loop.handleNow(batch)
+    /// Hands over one budget of the waiting lines; when more wait, queues a task for the next budget
+    /// behind what the event loop already has to do. Once none wait, a held read goes out.
+    private func handOverBudget(context: ChannelHandlerContext) {
+        handOver(context: context)
+        if !frames.isEmpty {
+            guard !continuing else { return }
+            continuing = true
+            // Not `execute`: NIO runs the tasks queued while its tasks run in the same tick, before
+            // it looks at any socket. A task a little in the future lets it poll its sockets first.
+            context.eventLoop.assumeIsolated().scheduleTask(in: Self.yieldDelay) {
+                self.continuing = false
+                self.handOverBudget(context: context)
+                self.closeIfDone(context: context)
+            }
+        } else if readHeld {
+            readHeld = false
+            context.read()
         }
+    }
+
+    /// Decodes up to one turn's budget of the waiting lines, hands their requests to the loop (one
+    /// turn) and writes the error replies of the lines that were not requests.
+    ///
+    /// The lines are taken out before the turn: the turn writes replies through this pipeline, and a
+    /// connection closed meanwhile (a client that stopped reading) comes back here from `channelInactive`.
+    private func handOver(context: ChannelHandlerContext) {
+        guard !frames.isEmpty else { return }
+        var requests: [SchedulerEvent] = []
+        var errors: [OutboundMessage] = []
+        for _ in 0..<min(frames.count, loop.turnBudget) {
+            switch frames.removeFirst() {
+            case .oversized:
+                errors.append(.response(Response(id: nil, outcome: .failure(WireErrorMapping.lineTooLong(limit: maxLineBytes)))))
+            case .line(let bytes):
+                switch decoder.decode(bytes) {
+                case .success(let request):
+                    activity.handedOver(request)
+                    requests.append(.request(connection, request))
+                case .failure(let failure):
+                    errors.append(.response(Response(id: failure.id, outcome: .failure(failure.error))))
+                }
+            }
+        }
+        if !requests.isEmpty { loop.handleNow(requests) }
         if !errors.isEmpty {
-            var batch: [OutboundMessage] = []
-            swap(&batch, &errors)
             // Written from this handler's own context, they pass by its `write`: `activity` never
             // counted them as owed, so they do not count down the replies the scheduler owes.
-            context.writeAndFlush(wrapOutboundOut(batch), promise: nil)
+            context.writeAndFlush(wrapOutboundOut(errors), promise: nil)
         }
     }
 
     /// Closes the connection once the client has ended its input and nothing more is owed, after
     /// everything written so far has gone out (closing at once would drop unwritten lines).
     private func closeIfDone(context: ChannelHandlerContext) {
-        guard inputClosed, !closing, activity.isIdle else { return }
+        guard inputClosed, !closing, frames.isEmpty, activity.isIdle else { return }
         closing = true
         let written = context.eventLoop.makePromise(of: Void.self)
         context.writeAndFlush(wrapOutboundOut([]), promise: written)

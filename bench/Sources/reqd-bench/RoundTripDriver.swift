@@ -14,6 +14,8 @@ struct RoundTripDriver {
     var depth: Int
     /// The run stops here even when not every request has been answered.
     var timeLimit: Double
+    /// The run also stops once this is set.
+    var stop: StopFlag? = nil
 
     /// Sends `lines[c]` in order on connection `c` and returns replies per second over every
     /// connection; throws when a reply is not `"ok":true` or a connection fails.
@@ -24,7 +26,7 @@ struct RoundTripDriver {
         let start = now()
         for connection in connections { try connection.fill(depth: depth) }
         var open = connections.filter { !$0.isDone }.count
-        while open > 0, now() - start < timeLimit {
+        while open > 0, now() - start < timeLimit, stop?.isSet != true {
             for (index, connection) in connections.enumerated() {
                 polls[index].events = Int16(POLLIN) | (connection.wantsWrite ? Int16(POLLOUT) : 0)
                 polls[index].revents = 0

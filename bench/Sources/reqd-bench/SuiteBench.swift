@@ -182,11 +182,11 @@ private func submitDriveRate(url: String, count: Int) throws {
 }
 
 /// `register-countdown` lines for each connection, each with its own key, an hour long.
-private func countdownLines(connections: Int, perConnection: Int, ephemeral: Bool) -> [[[UInt8]]] {
+func countdownLines(connections: Int, perConnection: Int, ephemeral: Bool, prefix: String = "r") -> [[[UInt8]]] {
     (0..<connections).map { connection in
         (0..<perConnection).map { index in
             line(
-                "{\"id\":\(index),\"op\":\"register-countdown\",\"key\":\"r\(connection)-\(index)\",\"duration_ms\":3600000"
+                "{\"id\":\(index),\"op\":\"register-countdown\",\"key\":\"\(prefix)\(connection)-\(index)\",\"duration_ms\":3600000"
                     + (ephemeral ? ",\"ephemeral\":true}" : "}"))
         }
     }

@@ -11,6 +11,7 @@ import Synchronization
 //   reqd-bench queue                                  durable submits/s, 1 and 50 clients (bench/queue)
 //   reqd-bench group --url URL [--members N] [--concurrency C] [--runs R]   one group's wall time (bench/group)
 //   reqd-bench suite MEASUREMENT [...]                one measurement of bench/run (see SuiteBench.swift)
+//   reqd-bench neighbors ROW [--url URL]              one row of bench/neighbors (see NeighborsBench.swift)
 
 let arguments = CommandLine.arguments
 func option(_ name: String) -> String? {
@@ -207,5 +208,6 @@ case "client": clientCeilingBench()
 case "group": groupBench()
 case "queue": queueBench()
 case "suite": suiteBench()
+case "neighbors": neighborsBench()
 default: countdownBench()
 }
