@@ -24,7 +24,11 @@ struct SocketServerTests {
         let tick = try #require(watcher.event("tick"))
         #expect(tick["watch"] as? String == "w")
         #expect(tick["job"] as? String == firstID)
-        #expect((tick["remaining_ms"] as? Int).map { $0 % 100 == 0 && $0 < 1_500 } == true)
+        // The tick falls where a whole number of 100 ms is left; the event reports the time left
+        // when it fired, which on a loaded machine can be a few ms after that instant.
+        let remaining = try #require(tick["remaining_ms"] as? Int)
+        #expect(remaining < 1_500)
+        #expect((100 - remaining % 100) % 100 <= 10, "tick at \(remaining) ms left, not just after a whole 100 ms")
 
         let second = try #require(client.call(["id": 2, "op": "register-countdown", "key": "k", "duration_ms": 60_000, "follow": true]))
         #expect(second.result?["replaced"] as? String == firstID)
