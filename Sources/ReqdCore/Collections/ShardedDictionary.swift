@@ -62,8 +62,3 @@ public struct ShardedDictionary<Key: ShardKey, Value>: Sequence {
 }
 
 extension ShardedDictionary: Sendable where Key: Sendable, Value: Sendable {}
-
-extension ShardedDictionary: Equatable where Value: Equatable {
-    /// Equal when they hold the same entries.
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.shards == rhs.shards }
-}

@@ -65,16 +65,6 @@ struct JobTable: Sendable {
     /// The number of jobs held, active and ended.
     var count: Int { countdowns.count + polls.count + deliveries.count + groups.count }
 
-    /// The headers of every job that satisfies `isIncluded`.
-    func headers(where isIncluded: (JobHeader) -> Bool) -> [JobHeader] {
-        var headers: [JobHeader] = []
-        for slot in countdowns.values where isIncluded(slot.header) { headers.append(slot.header) }
-        for slot in polls.values where isIncluded(slot.header) { headers.append(slot.header) }
-        for slot in deliveries.values where isIncluded(slot.header) { headers.append(slot.header) }
-        for slot in groups.values where isIncluded(slot.header) { headers.append(slot.header) }
-        return headers
-    }
-
     /// The requests a job has on the wire now, by attempt number, for aborting them.
     func onWire(_ id: JobID) -> [UInt32] {
         switch id.kind {
