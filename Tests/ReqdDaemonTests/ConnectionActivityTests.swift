@@ -33,6 +33,19 @@ struct ConnectionActivityTests {
         #expect(activity.isIdle)
     }
 
+    @Test("a line refused with an error is owed until its reply is written, with or without an id")
+    func refused() {
+        var activity = ConnectionActivity()
+        activity.refused()
+        activity.refused()
+        #expect(!activity.isIdle)
+        let failure = WireError(.badJSON, "not JSON")
+        activity.wrote(.response(Response(id: nil, outcome: .failure(failure))))
+        #expect(!activity.isIdle)
+        activity.wrote(.response(Response(id: .number(3), outcome: .failure(failure))))
+        #expect(activity.isIdle)
+    }
+
     @Test("a job's stream lasts from a streaming reply to the job's terminal event on that watch")
     func jobStream() {
         var activity = ConnectionActivity()

@@ -1,10 +1,11 @@
 import NIOCore
 
-/// Sends a connection's outbound lines through its channel, from any thread.
+/// Sends a connection's outbound lines through its event loop's `OutboundQueue`, from any thread.
 struct ChannelSink: MessageSink {
     let channel: any Channel
+    let outbound: OutboundQueue
 
     func send(_ messages: [OutboundMessage]) {
-        channel.writeAndFlush(messages, promise: nil)
+        outbound.send(messages, to: channel)
     }
 }

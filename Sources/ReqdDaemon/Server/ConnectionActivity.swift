@@ -38,12 +38,17 @@ struct ConnectionActivity {
         }
     }
 
-    /// A line the scheduler sent went out.
+    /// A line that was not a request is answered with an error, which the connection owes like any reply.
+    mutating func refused() {
+        unanswered += 1
+    }
+
+    /// A reply or event went out.
     mutating func wrote(_ message: OutboundMessage) {
         switch message {
         case .response(let response):
-            guard let id = response.id else { return }
             unanswered = max(0, unanswered - 1)
+            guard let id = response.id else { return }
             guard !opening.isEmpty, let waiting = opening[id] else { return }
             opening[id] = waiting > 1 ? waiting - 1 : nil
             guard case .success(let body) = response.outcome else { return }

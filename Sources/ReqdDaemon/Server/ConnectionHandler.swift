@@ -10,12 +10,12 @@ import Synchronization
 ///
 /// Lines arrive whole from `LineFrameDecoder` and wait here. At the end of a read a turn's budget of
 /// them (`SchedulerLoop.turnBudget`) is decoded and handed over: one scheduler turn, whose replies
-/// leave in one write. What is left of the read waits for a later task on the event loop,
+/// queue in the `OutboundQueue` as one write. What is left of the read waits for a later task on the event loop,
 /// after the other connections' reads and the turns queued meanwhile (a due timer's among them),
 /// and this connection reads nothing more until it is all handed over: a client that pipelines
 /// thousands of requests gets them served a budget at a time, and pushes back on its own socket.
-/// Bad input gets an error reply on this connection only; nothing reaches the scheduler and the
-/// connection stays open.
+/// Bad input gets an error reply on this connection only, queued behind the replies to the lines
+/// before it; nothing reaches the scheduler and the connection stays open.
 ///
 /// It also sees every line the loop sends (it sits at the tail of the pipeline), to keep
 /// `ConnectionActivity`. Once the client has closed its write side and nothing is owed any more, it
@@ -26,10 +26,9 @@ final class ConnectionHandler: ChannelDuplexHandler {
     typealias OutboundOut = [OutboundMessage]
 
     private static let nextID = Atomic<UInt64>(1)
-    /// How long the next budget of a read waits, so that the event loop polls its sockets in between.
-    private static let yieldDelay = TimeAmount.microseconds(20)
 
     private let loop: SchedulerLoop
+    private let outbound: OutboundQueue
     private let logger: Logger
     private let maxLineBytes: Int
     private let decoder = RequestDecoder()
@@ -45,8 +44,9 @@ final class ConnectionHandler: ChannelDuplexHandler {
     private var inputClosed = false
     private var closing = false
 
-    init(loop: SchedulerLoop, maxLineBytes: Int, logger: Logger) {
+    init(loop: SchedulerLoop, outbound: OutboundQueue, maxLineBytes: Int, logger: Logger) {
         self.loop = loop
+        self.outbound = outbound
         self.logger = logger
         self.maxLineBytes = maxLineBytes
     }
@@ -67,7 +67,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
             }
             let peer = Peer(uid: credentials.uid, pid: credentials.pid)
             self.opened = true
-            self.loop.open(self.connection, peer: peer, sink: ChannelSink(channel: channel))
+            self.loop.open(self.connection, peer: peer, sink: ChannelSink(channel: channel, outbound: self.outbound))
             self.logger.debug(
                 "client connected",
                 metadata: ["conn.id": "\(self.connection.rawValue)", "peer.uid": "\(peer.uid)", "peer.pid": "\(peer.pid)"])
@@ -136,9 +136,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
         if !frames.isEmpty {
             guard !continuing else { return }
             continuing = true
-            // Not `execute`: NIO runs the tasks queued while its tasks run in the same tick, before
-            // it looks at any socket. A task a little in the future lets it poll its sockets first.
-            context.eventLoop.assumeIsolated().scheduleTask(in: Self.yieldDelay) {
+            // Not `execute`, for the reason `OutboundQueue.yieldDelay` gives.
+            context.eventLoop.assumeIsolated().scheduleTask(in: OutboundQueue.yieldDelay) {
                 self.continuing = false
                 self.handOverBudget(context: context)
                 self.closeIfDone(context: context)
@@ -149,35 +148,37 @@ final class ConnectionHandler: ChannelDuplexHandler {
         }
     }
 
-    /// Decodes up to one turn's budget of the waiting lines, hands their requests to the loop (one
-    /// turn) and writes the error replies of the lines that were not requests.
+    /// Decodes up to one turn's budget of the waiting lines and hands their requests to the loop;
+    /// a line that is not a request gets its error reply queued after the replies of the lines before it.
     ///
-    /// The lines are taken out before the turn: the turn writes replies through this pipeline, and a
-    /// connection closed meanwhile (a client that stopped reading) comes back here from `channelInactive`.
+    /// The lines are taken out before the turn: a connection closed meanwhile comes back here from
+    /// `channelInactive`.
     private func handOver(context: ChannelHandlerContext) {
         guard !frames.isEmpty else { return }
         var requests: [SchedulerEvent] = []
-        var errors: [OutboundMessage] = []
         for _ in 0..<min(frames.count, loop.turnBudget) {
+            let failure: Response
             switch frames.removeFirst() {
             case .oversized:
-                errors.append(.response(Response(id: nil, outcome: .failure(WireErrorMapping.lineTooLong(limit: maxLineBytes)))))
+                failure = Response(id: nil, outcome: .failure(WireErrorMapping.lineTooLong(limit: maxLineBytes)))
             case .line(let bytes):
                 switch decoder.decode(bytes) {
                 case .success(let request):
                     activity.handedOver(request)
                     requests.append(.request(connection, request))
-                case .failure(let failure):
-                    errors.append(.response(Response(id: failure.id, outcome: .failure(failure.error))))
+                    continue
+                case .failure(let error):
+                    failure = Response(id: error.id, outcome: .failure(error.error))
                 }
             }
+            if !requests.isEmpty {
+                loop.handleNow(requests)
+                requests.removeAll()
+            }
+            activity.refused()
+            outbound.send([.response(failure)], to: context.channel)
         }
         if !requests.isEmpty { loop.handleNow(requests) }
-        if !errors.isEmpty {
-            // Written from this handler's own context, they pass by its `write`: `activity` never
-            // counted them as owed, so they do not count down the replies the scheduler owes.
-            context.writeAndFlush(wrapOutboundOut(errors), promise: nil)
-        }
     }
 
     /// Closes the connection once the client has ended its input and nothing more is owed, after
@@ -186,7 +187,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
         guard inputClosed, !closing, frames.isEmpty, activity.isIdle else { return }
         closing = true
         let written = context.eventLoop.makePromise(of: Void.self)
-        context.writeAndFlush(wrapOutboundOut([]), promise: written)
+        outbound.send([], to: context.channel, promise: written)
         written.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
     }
 }

@@ -6,7 +6,8 @@ import NIOPosix
 /// The daemon's listening socket and the event loop its connections run on.
 ///
 /// Every connection gets the same pipeline: `LineFrameDecoder` (bytes to lines), `MessageEncoder`
-/// (replies and events to JSON lines) and `ConnectionHandler` (lines to the scheduler loop). Remote
+/// (replies and events to JSON lines) and `ConnectionHandler` (lines to the scheduler loop). All
+/// their writes go through the loop's one `OutboundQueue`. Remote
 /// half-closure is allowed, so a client that ends its input still reads its replies.
 final class SocketListener: Sendable {
     private let group: MultiThreadedEventLoopGroup
@@ -30,6 +31,7 @@ final class SocketListener: Sendable {
         loop: SchedulerLoop, lineLimit: LineLimit, logger: Logger
     ) throws(DaemonError) -> SocketListener {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let outbound = OutboundQueue(eventLoop: group.next())
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.backlog, value: 512)
             .childChannelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
@@ -42,7 +44,7 @@ final class SocketListener: Sendable {
                     let pipeline = channel.pipeline.syncOperations
                     try pipeline.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLineBytes: maxLineBytes)))
                     try pipeline.addHandler(MessageEncoder(logger: logger))
-                    try pipeline.addHandler(ConnectionHandler(loop: loop, maxLineBytes: maxLineBytes, logger: logger))
+                    try pipeline.addHandler(ConnectionHandler(loop: loop, outbound: outbound, maxLineBytes: maxLineBytes, logger: logger))
                 }
             }
         let channel: any Channel
