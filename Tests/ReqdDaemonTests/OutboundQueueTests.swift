@@ -2,14 +2,36 @@ import Dispatch
 import NIOCore
 import NIOEmbedded
 import ReqdProtocol
+import Synchronization
 import Testing
 
 @testable import ReqdDaemon
 
-@Suite("The outbound queue: writes in the scheduler's order, a bounded number per event-loop task")
+@Suite("The outbound queue: writes in the scheduler's order, a bounded number of connections per round")
 struct OutboundQueueTests {
+    /// Stands in for `EventLoopYield`: the rounds left for after the next poll wait here until `poll()`.
+    final class Polls: Sendable {
+        private let waiting = Mutex<[@Sendable () -> Void]>([])
+
+        func later(_ body: @escaping () -> Void) {
+            nonisolated(unsafe) let body = body
+            waiting.withLock { $0.append { body() } }
+        }
+
+        /// Runs what waited for a poll; false if nothing did.
+        func poll() -> Bool {
+            let due = waiting.withLock { waiting in defer { waiting = [] }; return waiting }
+            for body in due { body() }
+            return !due.isEmpty
+        }
+    }
+
     private static func reply(_ id: Int64) -> OutboundMessage {
         .response(Response(id: .number(id), outcome: .success(.hello(HelloResult(protocolVersion: 1, server: "reqd", version: "0", uid: 0)))))
+    }
+
+    private static func makeQueue(_ loop: EmbeddedEventLoop, _ polls: Polls) -> OutboundQueue {
+        OutboundQueue(eventLoop: loop) { polls.later($0) }
     }
 
     /// The reply ids written to `channel` so far, in the order they were written.
@@ -23,38 +45,60 @@ struct OutboundQueueTests {
         return ids
     }
 
-    @Test("a burst of 1,000 writes to 10 connections goes out 64 per task, each connection's in order")
+    @Test("a burst to 200 connections is written 64 connections per round, a poll between rounds, each connection's lines in order")
     func bounded() throws {
         let loop = EmbeddedEventLoop()
-        let channels = (0..<10).map { _ in EmbeddedChannel(loop: loop) }
-        let queue = OutboundQueue(eventLoop: loop)
+        let polls = Polls()
+        let channels = (0..<200).map { _ in EmbeddedChannel(loop: loop) }
+        let queue = Self.makeQueue(loop, polls)
         for id in 0..<1_000 {
-            queue.send([Self.reply(Int64(id))], to: channels[id % 10])
+            queue.send([Self.reply(Int64(id))], to: channels[id % 200])
         }
-        var tasks = 0
-        var seen = Array(repeating: [Int64](), count: 10)
         loop.run()
+        var rounds = 1
+        var seen = Array(repeating: [Int64](), count: 200)
         while true {
-            let before = seen.map(\.count).reduce(0, +)
-            for index in channels.indices { seen[index] += try Self.written(channels[index]) }
-            let wrote = seen.map(\.count).reduce(0, +) - before
-            guard wrote > 0 else { break }
-            tasks += 1
-            #expect(wrote <= 64, "task \(tasks) wrote \(wrote)")
-            loop.advanceTime(by: OutboundQueue.yieldDelay)
+            var connections = 0
+            for index in channels.indices {
+                let ids = try Self.written(channels[index])
+                if !ids.isEmpty { connections += 1 }
+                seen[index] += ids
+            }
+            #expect(connections <= 64, "round \(rounds) wrote to \(connections) connections")
+            guard polls.poll() else { break }
+            rounds += 1
         }
-        #expect(tasks == 16)
-        #expect(queue.largestDrain == 64)
+        #expect(rounds == 4)
+        #expect(queue.largestRound == 64)
         for index in channels.indices {
-            #expect(seen[index] == Array(stride(from: Int64(index), to: 1_000, by: 10)))
+            #expect(seen[index] == Array(stride(from: Int64(index), to: 1_000, by: 200)))
         }
+    }
+
+    @Test("a connection whose line arrives during a burst waits for one round, not for the whole burst")
+    func rotation() throws {
+        let loop = EmbeddedEventLoop()
+        let polls = Polls()
+        let watchers = (0..<1_000).map { _ in EmbeddedChannel(loop: loop) }
+        let prober = EmbeddedChannel(loop: loop)
+        let queue = Self.makeQueue(loop, polls)
+        for (index, watcher) in watchers.enumerated() { queue.send([Self.reply(Int64(index))], to: watcher) }
+        loop.run()
+        queue.send([Self.reply(-1)], to: prober)
+        #expect(try Self.written(prober).isEmpty)
+        #expect(polls.poll())
+        #expect(try Self.written(prober).isEmpty, "the prober joined the end of the rotation")
+        for _ in 0..<20 { _ = polls.poll() }
+        #expect(try Self.written(prober) == [-1])
+        #expect(try watchers.allSatisfy { try Self.written($0).count == 1 })
     }
 
     @Test("lines queued from other threads and from the event loop go out in the order they were queued")
     func orderAcrossThreads() throws {
         let loop = EmbeddedEventLoop()
+        let polls = Polls()
         let channel = EmbeddedChannel(loop: loop)
-        let queue = OutboundQueue(eventLoop: loop)
+        let queue = Self.makeQueue(loop, polls)
         let other = DispatchQueue(label: "reqd-test.other")
         for id in stride(from: Int64(0), to: 200, by: 2) {
             // As a timer turn would, from another thread; then a turn inline on the event loop.
@@ -62,7 +106,6 @@ struct OutboundQueueTests {
             queue.send([Self.reply(id + 1)], to: channel)
         }
         loop.run()
-        for _ in 0..<10 { loop.advanceTime(by: OutboundQueue.yieldDelay) }
         #expect(try Self.written(channel) == Array(0..<200))
     }
 
@@ -70,15 +113,15 @@ struct OutboundQueueTests {
     func promise() throws {
         let loop = EmbeddedEventLoop()
         let channel = EmbeddedChannel(loop: loop)
-        let queue = OutboundQueue(eventLoop: loop)
+        let queue = Self.makeQueue(loop, Polls())
         let written = loop.makePromise(of: Void.self)
-        var done = false
-        written.futureResult.whenSuccess { done = true }
+        let done = Mutex(false)
+        written.futureResult.whenSuccess { done.withLock { $0 = true } }
         queue.send([Self.reply(1)], to: channel)
         queue.send([], to: channel, promise: written)
-        #expect(!done)
+        #expect(!done.withLock { $0 })
         loop.run()
-        #expect(done)
+        #expect(done.withLock { $0 })
         #expect(try Self.written(channel) == [1])
     }
 }

@@ -10,10 +10,11 @@ import Synchronization
 ///
 /// Lines arrive whole from `LineFrameDecoder` and wait here. At the end of a read a turn's budget of
 /// them (`SchedulerLoop.turnBudget`) is decoded and handed over: one scheduler turn, whose replies
-/// queue in the `OutboundQueue` as one write. What is left of the read waits for a later task on the event loop,
-/// after the other connections' reads and the turns queued meanwhile (a due timer's among them),
-/// and this connection reads nothing more until it is all handed over: a client that pipelines
-/// thousands of requests gets them served a budget at a time, and pushes back on its own socket.
+/// queue in the `OutboundQueue` as one write. What is left of the read waits for the event loop's
+/// next poll (`EventLoopYield`), so the other connections' reads come in between, one budget each,
+/// and so do the turns queued meanwhile (a due timer's among them). This connection reads nothing
+/// more until it is all handed over: a client that pipelines thousands of requests gets them
+/// served a budget per poll, in rotation with the others, and pushes back on its own socket.
 /// Bad input gets an error reply on this connection only, queued behind the replies to the lines
 /// before it; nothing reaches the scheduler and the connection stays open.
 ///
@@ -29,6 +30,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
 
     private let loop: SchedulerLoop
     private let outbound: OutboundQueue
+    private let yield: EventLoopYield
     private let logger: Logger
     private let maxLineBytes: Int
     private let decoder = RequestDecoder()
@@ -44,9 +46,10 @@ final class ConnectionHandler: ChannelDuplexHandler {
     private var inputClosed = false
     private var closing = false
 
-    init(loop: SchedulerLoop, outbound: OutboundQueue, maxLineBytes: Int, logger: Logger) {
+    init(loop: SchedulerLoop, outbound: OutboundQueue, yield: EventLoopYield, maxLineBytes: Int, logger: Logger) {
         self.loop = loop
         self.outbound = outbound
+        self.yield = yield
         self.logger = logger
         self.maxLineBytes = maxLineBytes
     }
@@ -129,15 +132,14 @@ final class ConnectionHandler: ChannelDuplexHandler {
         closeIfDone(context: context)
     }
 
-    /// Hands over one budget of the waiting lines; when more wait, queues a task for the next budget
-    /// behind what the event loop already has to do. Once none wait, a held read goes out.
+    /// Hands over one budget of the waiting lines; when more wait, the next budget follows the event
+    /// loop's next poll of its sockets (`EventLoopYield`). Once none wait, a held read goes out.
     private func handOverBudget(context: ChannelHandlerContext) {
         handOver(context: context)
         if !frames.isEmpty {
             guard !continuing else { return }
             continuing = true
-            // Not `execute`, for the reason `OutboundQueue.yieldDelay` gives.
-            context.eventLoop.assumeIsolated().scheduleTask(in: OutboundQueue.yieldDelay) {
+            yield.next {
                 self.continuing = false
                 self.handOverBudget(context: context)
                 self.closeIfDone(context: context)

@@ -1,8 +1,8 @@
 import NIOCore
 import Synchronization
 
-/// Every line the daemon writes to its clients, in one queue per event loop, written a bounded
-/// number of writes per event-loop task.
+/// Every line the daemon writes to its clients, queued per connection and written a bounded number
+/// of connections per event-loop tick, in rotation.
 ///
 /// Two promises rest on it.
 /// - **Order.** Turns run on the event loop (a socket read's requests), on the timer's queue and on
@@ -12,80 +12,97 @@ import Synchronization
 ///   event after the `unwatch` reply that ended its stream. The connection handler's own lines
 ///   (error replies to bad lines, the empty write before a close) queue here too.
 /// - **Bounded writes.** A timer turn that ticks 1,000 watchers hands over 1,000 writes at once.
-///   Written in one event-loop task they would hold off every socket read, other clients' `status`
-///   among them, until the last one is out. A task writes at most `writesPerTask` of them and
-///   leaves the rest to a task a little later, so the event loop polls its sockets in between.
+///   Written in one go they would hold off every socket read, and every other client's reply
+///   queued behind them. A round writes the queued lines of at most `connectionsPerRound`
+///   connections (all of each one's, in one flush), and leaves the rest to a round after the event
+///   loop's next poll. A connection whose lines arrive meanwhile joins the rotation's end, so a
+///   `status` reply waits for at most one round of other connections' writes, not for all of them.
 final class OutboundQueue: Sendable {
     /// Lines for one channel, and the promise completed once they are written.
     struct Entry: Sendable {
-        let channel: any Channel
         let messages: [OutboundMessage]
         let promise: EventLoopPromise<Void>?
     }
 
-    private struct State {
-        var entries = CircularBuffer<Entry>()
-        /// A task to write `entries` is queued on the event loop.
-        var draining = false
-        var largestDrain = 0
+    private struct Pending {
+        let channel: any Channel
+        var entries: [Entry]
     }
 
-    /// Writes one task makes at most, when nothing else is said.
-    static let defaultWritesPerTask = 64
-    /// How long the next task waits, so that the event loop polls its sockets in between (NIO runs
-    /// tasks queued by tasks before it polls; a task a little in the future lets it poll first).
-    static let yieldDelay = TimeAmount.microseconds(20)
+    private struct State {
+        /// The connections with lines waiting, by channel.
+        var pending: [ObjectIdentifier: Pending] = [:]
+        /// The keys of `pending`, in the order their connections will be written.
+        var rotation = CircularBuffer<ObjectIdentifier>()
+        /// A round is queued on the event loop.
+        var draining = false
+        var largestRound = 0
+    }
+
+    /// Connections one round writes at most, when nothing else is said.
+    static let defaultConnectionsPerRound = 64
 
     /// The event loop every channel of this queue runs on.
     let eventLoop: any EventLoop
-    /// Writes one event-loop task makes at most.
-    let writesPerTask: Int
+    /// Connections one round writes at most.
+    let connectionsPerRound: Int
+    /// Runs a round after the event loop's next poll (`EventLoopYield.next`).
+    private let afterNextPoll: @Sendable (@escaping () -> Void) -> Void
     private let state = Mutex(State())
 
-    /// The most writes one task has made so far, for tests: never more than `writesPerTask`.
-    var largestDrain: Int { state.withLock { $0.largestDrain } }
+    /// The most connections one round has written so far, for tests: never more than `connectionsPerRound`.
+    var largestRound: Int { state.withLock { $0.largestRound } }
 
-    /// Creates the queue for the channels of `eventLoop`.
-    init(eventLoop: any EventLoop, writesPerTask: Int = OutboundQueue.defaultWritesPerTask) {
-        precondition(writesPerTask > 0, "a task must be able to write something")
+    /// Creates the queue for the channels of `eventLoop`; `afterNextPoll` runs its argument on the
+    /// loop once the loop has polled its sockets again.
+    init(
+        eventLoop: any EventLoop, connectionsPerRound: Int = OutboundQueue.defaultConnectionsPerRound,
+        afterNextPoll: @escaping @Sendable (@escaping () -> Void) -> Void
+    ) {
+        precondition(connectionsPerRound > 0, "a round must be able to write something")
         self.eventLoop = eventLoop
-        self.writesPerTask = writesPerTask
+        self.connectionsPerRound = connectionsPerRound
+        self.afterNextPoll = afterNextPoll
     }
 
-    /// Queues `messages` for `channel` behind everything already queued; safe from any thread.
+    /// Queues `messages` for `channel` behind everything already queued for it; safe from any thread.
     ///
     /// `promise` completes once they are written, or fails if the channel has closed.
     func send(_ messages: [OutboundMessage], to channel: any Channel, promise: EventLoopPromise<Void>? = nil) {
         precondition(channel.eventLoop === eventLoop, "a channel's lines go through its own event loop's queue")
+        let key = ObjectIdentifier(channel)
+        let entry = Entry(messages: messages, promise: promise)
         let schedule = state.withLock { state -> Bool in
-            state.entries.append(Entry(channel: channel, messages: messages, promise: promise))
+            if state.pending[key]?.entries.append(entry) == nil {
+                state.pending[key] = Pending(channel: channel, entries: [entry])
+                state.rotation.append(key)
+            }
             guard !state.draining else { return false }
             state.draining = true
             return true
         }
-        if schedule { eventLoop.execute { self.drain() } }
+        if schedule { eventLoop.execute { self.round() } }
     }
 
-    /// Writes up to `writesPerTask` entries, flushes their channels, and leaves the rest to a later task.
-    private func drain() {
+    /// Writes the lines of up to `connectionsPerRound` connections, each in one flush, and leaves
+    /// the rest to a round after the next poll.
+    private func round() {
         eventLoop.preconditionInEventLoop()
-        let (batch, more) = state.withLock { state -> ([Entry], Bool) in
-            let count = min(state.entries.count, writesPerTask)
-            var batch: [Entry] = []
+        let (batch, more) = state.withLock { state -> ([Pending], Bool) in
+            let count = min(state.rotation.count, connectionsPerRound)
+            var batch: [Pending] = []
             batch.reserveCapacity(count)
-            for _ in 0..<count { batch.append(state.entries.removeFirst()) }
-            state.largestDrain = max(state.largestDrain, count)
-            state.draining = !state.entries.isEmpty
+            for _ in 0..<count {
+                if let pending = state.pending.removeValue(forKey: state.rotation.removeFirst()) { batch.append(pending) }
+            }
+            state.largestRound = max(state.largestRound, count)
+            state.draining = !state.rotation.isEmpty
             return (batch, state.draining)
         }
-        for index in batch.indices {
-            let channel = batch[index].channel
-            channel.write(batch[index].messages, promise: batch[index].promise)
-            // One flush per run of entries for the same channel.
-            if index == batch.index(before: batch.endIndex) || batch[index + 1].channel !== channel { channel.flush() }
+        for pending in batch {
+            for entry in pending.entries { pending.channel.write(entry.messages, promise: entry.promise) }
+            pending.channel.flush()
         }
-        if more {
-            eventLoop.scheduleTask(in: Self.yieldDelay) { self.drain() }
-        }
+        if more { afterNextPoll { self.round() } }
     }
 }

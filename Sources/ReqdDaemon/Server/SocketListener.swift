@@ -11,6 +11,7 @@ import NIOPosix
 /// half-closure is allowed, so a client that ends its input still reads its replies.
 final class SocketListener: Sendable {
     private let group: MultiThreadedEventLoopGroup
+    private let yield: EventLoopYield
     private let channel: any Channel
     /// The socket file this listener bound and removes on close; nil when systemd passed the socket in.
     private let boundPath: String?
@@ -18,8 +19,9 @@ final class SocketListener: Sendable {
     /// Whether the socket came from systemd's socket activation.
     var isActivated: Bool { boundPath == nil }
 
-    private init(group: MultiThreadedEventLoopGroup, channel: any Channel, boundPath: String?) {
+    private init(group: MultiThreadedEventLoopGroup, yield: EventLoopYield, channel: any Channel, boundPath: String?) {
         self.group = group
+        self.yield = yield
         self.channel = channel
         self.boundPath = boundPath
     }
@@ -31,7 +33,14 @@ final class SocketListener: Sendable {
         loop: SchedulerLoop, lineLimit: LineLimit, logger: Logger
     ) throws(DaemonError) -> SocketListener {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let outbound = OutboundQueue(eventLoop: group.next())
+        let yield: EventLoopYield
+        do {
+            yield = try EventLoopYield.start(on: group.next())
+        } catch {
+            try? group.syncShutdownGracefully()
+            throw error
+        }
+        let outbound = OutboundQueue(eventLoop: yield.eventLoop) { yield.next($0) }
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.backlog, value: 512)
             .childChannelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
@@ -44,7 +53,7 @@ final class SocketListener: Sendable {
                     let pipeline = channel.pipeline.syncOperations
                     try pipeline.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLineBytes: maxLineBytes)))
                     try pipeline.addHandler(MessageEncoder(logger: logger))
-                    try pipeline.addHandler(ConnectionHandler(loop: loop, outbound: outbound, maxLineBytes: maxLineBytes, logger: logger))
+                    try pipeline.addHandler(ConnectionHandler(loop: loop, outbound: outbound, yield: yield, maxLineBytes: maxLineBytes, logger: logger))
                 }
             }
         let channel: any Channel
@@ -55,10 +64,11 @@ final class SocketListener: Sendable {
                 channel = try bootstrap.bind(unixDomainSocketPath: path).wait()
             }
         } catch {
+            yield.close()
             try? group.syncShutdownGracefully()
             throw DaemonError(.socketSetupFailed, "cannot listen on \(path): \(error)")
         }
-        let listener = SocketListener(group: group, channel: channel, boundPath: descriptor == nil ? path : nil)
+        let listener = SocketListener(group: group, yield: yield, channel: channel, boundPath: descriptor == nil ? path : nil)
         if descriptor == nil {
             do {
                 try SocketPath.applyPermissions(path, mode: mode, group: socketGroup)
@@ -74,6 +84,7 @@ final class SocketListener: Sendable {
     /// loop down and removes the socket file it bound.
     func close() {
         try? channel.close().wait()
+        yield.close()
         try? group.syncShutdownGracefully()
         if let boundPath { unlink(boundPath) }
     }
