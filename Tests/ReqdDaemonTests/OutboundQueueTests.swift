@@ -31,7 +31,7 @@ struct OutboundQueueTests {
     }
 
     private static func makeQueue(_ loop: EmbeddedEventLoop, _ polls: Polls) -> OutboundQueue {
-        OutboundQueue(eventLoop: loop) { polls.later($0) }
+        OutboundQueue(eventLoop: loop, writesInlineWhenIdle: false) { polls.later($0) }
     }
 
     /// The reply ids written to `channel` so far, in the order they were written.
@@ -107,6 +107,15 @@ struct OutboundQueueTests {
         }
         loop.run()
         #expect(try Self.written(channel) == Array(0..<200))
+    }
+
+    @Test("on the event loop, with nothing queued, a line is written at once, before any task runs")
+    func inlineWhenIdle() throws {
+        let loop = EmbeddedEventLoop()
+        let channel = EmbeddedChannel(loop: loop)
+        let queue = OutboundQueue(eventLoop: loop) { Polls().later($0) }
+        queue.send([Self.reply(1)], to: channel)
+        #expect(try Self.written(channel) == [1])
     }
 
     @Test("a send's promise completes once its lines are written")

@@ -5,8 +5,9 @@ import NIOPosix
 /// Runs work on an event loop after it has next polled its sockets.
 ///
 /// NIO runs every task that is due before it polls again, including tasks those tasks schedule: a
-/// chain of "the next budget, a little later" tasks runs back to back whenever each one takes
-/// longer than its delay, and no socket is read until the chain ends (a pipelining client's 2,000
+/// chain of "the next budget, a little later" tasks runs back to back whenever the other tasks
+/// after each budget (the writes its turn queued) take longer than the delay, and no socket is
+/// read until the chain ends (a pipelining client's 2,000
 /// lines held every other client's `status` for 60 ms that way). This wakes the loop through a pipe
 /// instead. The pipe's read end is a channel on the loop, so the work runs in the tick that polls
 /// it, alongside the other sockets that tick found ready. Work queued from one tick's run goes to
