@@ -10,15 +10,18 @@ extension Daemon {
         var store: JobStore?
         var executor: HTTPExecutor?
         var listener: SocketListener?
+        var lock: StateDirectoryLock?
 
         /// Takes down whatever is up, each part after those that feed it: the listener first (its
         /// connections close, and their last events reach the loop), then the loop (its timer and
-        /// monitors), the requests still on the wire, and last the store, flushed and closed.
+        /// monitors), the requests still on the wire, the store, flushed and closed, and last the
+        /// state directory's lock. The stop counts as clean only if the store was opened.
         func tearDown() {
             listener?.close()
             loop.stop()
             executor?.shutdown()
             store?.close()
+            lock?.release(clean: store != nil)
         }
     }
 
@@ -34,18 +37,26 @@ extension Daemon {
         } catch {
             throw DaemonError(.stateDirectoryUnusable, "state directory \(stateDirectory): \(error.message)")
         }
+        let lock = try StateDirectoryLock.acquire(in: stateDirectory)
+        parts.lock = lock
+        if !lock.lastStopWasClean {
+            logger.info("the last stop was not clean; checking the job store", metadata: ["state.dir": "\(stateDirectory)"])
+        }
         let store: JobStore
         let records: [JobRecord]
         let loadStarted = SystemClock.now().instant
         do {
             // Weak, here and for the executor: the loop holds both, so they must not hold it.
-            store = try JobStore(directory: stateDirectory) { [weak loop] tokens, failure in
+            store = try JobStore(directory: stateDirectory, checkIntegrity: !lock.lastStopWasClean) { [weak loop] tokens, failure in
                 loop?.committedNow(tokens, failure: failure)
             }
-            parts.store = store
             records = try store.loadAll()
+            parts.store = store
         } catch {
-            throw DaemonError(.storageFailed, "cannot open the job store: \(error.message)")
+            throw DaemonError(
+                error.code == .storeDamaged ? .storeDamaged : .storageFailed,
+                "cannot open the job store in \(stateDirectory): \(error.message). reqd left the file as it was; move it aside to start "
+                    + "with an empty store, or put back a copy")
         }
         loop.attach(store: store)
         let executor = HTTPExecutor(settings: configuration.http) { [weak loop] job, attempt, outcome in

@@ -10,8 +10,8 @@ public struct DaemonError: Error, Sendable, CustomStringConvertible {
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Kind: String, Sendable {
             case socketPathTooLong, alreadyRunning, socketPathInUse, socketSetupFailed
-            case stateDirectoryUnusable, storageFailed
-            case storeOpenFailed, storeWriteFailed, storeFull, unsupportedStoreVersion
+            case stateDirectoryUnusable, stateDirectoryLocked, storageFailed
+            case storeOpenFailed, storeWriteFailed, storeFull, storeDamaged, unsupportedStoreVersion
             case configurationUnreadable, malformedConfiguration, unknownSetting, invalidSetting
         }
 
@@ -29,6 +29,8 @@ public struct DaemonError: Error, Sendable, CustomStringConvertible {
         public static let socketSetupFailed = Code(.socketSetupFailed)
         /// The state directory cannot be created or used.
         public static let stateDirectoryUnusable = Code(.stateDirectoryUnusable)
+        /// Another daemon holds the state directory's lock.
+        public static let stateDirectoryLocked = Code(.stateDirectoryLocked)
         /// The job store could not be opened or read at start-up.
         public static let storageFailed = Code(.storageFailed)
         /// SQLite could not open the database file.
@@ -37,6 +39,8 @@ public struct DaemonError: Error, Sendable, CustomStringConvertible {
         public static let storeWriteFailed = Code(.storeWriteFailed)
         /// The disk holding the store is full.
         public static let storeFull = Code(.storeFull)
+        /// The database file failed its integrity check.
+        public static let storeDamaged = Code(.storeDamaged)
         /// The database file was written by a newer reqd.
         public static let unsupportedStoreVersion = Code(.unsupportedStoreVersion)
         /// The configuration file cannot be read.

@@ -61,7 +61,8 @@ struct HygieneTests {
             default: nil
             }
         }
-        #expect(order == ["abort \(old.reply.job.id)", "cancelled \(old.reply.job.id)", "send \(new.reply.job.id)", "reply"])
+        // The new job's reply comes before what its start does, so a follower reads it first.
+        #expect(order == ["abort \(old.reply.job.id)", "cancelled \(old.reply.job.id)", "reply", "send \(new.reply.job.id)"])
         let oldJob = try #require(h.scheduler.job(JobID(old.reply.job.id)))
         #expect(oldJob.state == .cancelled && oldJob.reason == .superseded)
         // The old request's late answer emits nothing: no event of the old job after the new reply.

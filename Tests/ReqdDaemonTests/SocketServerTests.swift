@@ -158,8 +158,9 @@ struct SocketServerTests {
         defer { daemon.stop() }
         #expect(try LineClient(path: path).call(["id": 1, "op": "status"])?["ok"] as? Bool == true)
 
+        // Another state directory, so that the socket is what the second daemon finds taken.
         #expect {
-            _ = try startDaemon(in: directory)
+            _ = try startDaemon(in: directory) { $0.stateDirectory = directory.path + "/other-state" }
         } throws: { error in
             (error as? DaemonError)?.code == .alreadyRunning
         }

@@ -90,8 +90,19 @@ sleep 5
 check "watchdog met: still active, no restarts" test "$(box systemctl show reqd -p NRestarts --value)" = 0 -a "$(box systemctl is-active reqd)" = active
 check "no watchdog timeout in the journal" box sh -c "! journalctl -u reqd --no-pager | grep -qi 'watchdog timeout'"
 
-# A durable job survives stop and start.
+# 6. SIGKILL: the state directory's lock dies with the process, so Restart=on-failure brings reqd
+# back at once, and the new daemon checks the store (the last stop was not clean).
 box "$client" register-countdown --key survivor --seconds 120 >/dev/null
+box systemctl kill -s KILL reqd
+for _ in $(seq 1 50); do
+  [ "$(box systemctl show reqd -p NRestarts --value)" = 1 ] && box systemctl is-active --quiet reqd && break
+  sleep 0.2
+done
+check "restarted after SIGKILL (NRestarts=$(box systemctl show reqd -p NRestarts --value))" box systemctl is-active --quiet reqd
+check "the restart was not blocked by the lock, and checked the store" box sh -c "journalctl -u reqd -o cat --no-pager | grep -q 'the last stop was not clean'"
+check "the durable countdown survived SIGKILL" box sh -c "$client --json list --key survivor | grep -q '\"state\":\"active\"'"
+
+# A durable job survives stop and start.
 started=$(date +%s%N)
 check "systemctl stop reqd" box systemctl stop reqd
 stopped_ms=$((($(date +%s%N) - started) / 1000000))

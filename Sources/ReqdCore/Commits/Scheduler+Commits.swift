@@ -16,13 +16,15 @@ extension Scheduler {
                 )
             } else {
                 let follower = follow ? Recipient(connection: connection, watch: requestID) : nil
-                reply = (connection, requestID, .success(activate(job, follower: follower, at: now, into: &effects)))
+                let open = subscriptions.peer(of: connection) != nil
+                activate(job, follower: open ? follower : nil, replyTo: open ? (connection, requestID) : nil, at: now, into: &effects)
+                return
             }
         case .spawn(let job):
             // Started even when the write failed: a request sent without a row can only be sent
             // again after a restart (the parent ends again), never lost.
             if let failure { effects.append(.debug(job.id, "the request job was not stored: \(failure)")) }
-            _ = activate(job, follower: nil, at: now, into: &effects)
+            activate(job, follower: nil, at: now, into: &effects)
             return
         case .duplicate(let connection, let requestID, let id, let follow):
             if failure == nil, let job = job(id) {

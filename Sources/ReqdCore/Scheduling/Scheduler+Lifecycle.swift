@@ -31,7 +31,8 @@ extension Scheduler {
     ) -> Result<ReplyBody, SchedulerError>? {
         guard job.durable else {
             let follower = follow ? Recipient(connection: connection, watch: requestID) : nil
-            return .success(activate(job, follower: follower, at: now, into: &effects))
+            activate(job, follower: follower, replyTo: (connection, requestID), at: now, into: &effects)
+            return nil
         }
         stage(job, .registration(job, connection, requestID, follow: follow), at: now, into: &effects)
         return nil
@@ -46,8 +47,14 @@ extension Scheduler {
 
     /// Makes a job live: it replaces the active job with its key, joins the table, and its machine
     /// starts. `follower`, when given, receives its events from the first one on.
+    ///
+    /// With `replyTo`, the registration's reply is among the effects, before any event its machine
+    /// makes on starting (a request to a target known unreachable is held at once): a client reads its
+    /// reply before its job's events. The reply shows the job as it is once started.
+    @discardableResult
     mutating func activate(
-        _ job: Job, follower: Recipient?, at now: ClockReading, into effects: inout [SchedulerEffect]
+        _ job: Job, follower: Recipient?, replyTo: (ConnectionID, RequestID)? = nil, at now: ClockReading,
+        into effects: inout [SchedulerEffect]
     ) -> ReplyBody {
         var replaced: JobID?
         if let key = job.key, let previous = table.holder(ofKey: key, owner: job.owner) {
@@ -62,8 +69,13 @@ extension Scheduler {
         if let follower {
             subscriptions.watch(job: job.id, connection: follower.connection, tag: follower.watch)
         }
+        let started = effects.count
         advance(job.id, at: now, into: &effects)
-        return .registered(RegisterResult(job: JobInfo(self.job(job.id) ?? job, at: now), replaced: replaced?.rawValue))
+        let body = ReplyBody.registered(RegisterResult(job: JobInfo(self.job(job.id) ?? job, at: now), replaced: replaced?.rawValue))
+        if let (connection, requestID) = replyTo {
+            effects.insert(.reply(connection, requestID, .success(body)), at: started)
+        }
+        return body
     }
 
     /// A job's machine decided it ended: its report, if any, starts as a job of its own once the
@@ -111,7 +123,7 @@ extension Scheduler {
         if spawned.durable {
             stage(spawned, .spawn(spawned), at: now, into: &effects)
         } else {
-            _ = activate(spawned, follower: nil, at: now, into: &effects)
+            activate(spawned, follower: nil, at: now, into: &effects)
         }
     }
 

@@ -20,20 +20,36 @@ final class MessageEncoder: ChannelOutboundHandler {
         let messages = unwrapOutboundIn(data)
         var buffer = context.channel.allocator.buffer(capacity: 256 * messages.count)
         for message in messages {
-            do {
-                switch message {
-                case .response(let response): buffer.writeBytes(try encoder.encode(response))
-                case .event(let event): buffer.writeBytes(try encoder.encode(event))
+            switch message {
+            case .response(let response):
+                do {
+                    buffer.writeBytes(try encoder.encode(response))
+                } catch {
+                    // The client still gets one reply for its request, never silence.
+                    logger.error("a reply could not be encoded; answering internal", metadata: ["request.id": "\(response.id.map { "\($0)" } ?? "none")"])
+                    buffer.writeBytes(Self.unencodable(response.id))
                 }
-                buffer.writeInteger(UInt8(ascii: "\n"))
-            } catch {
-                continue
+            case .event(let event):
+                do {
+                    buffer.writeBytes(try encoder.encode(event))
+                } catch {
+                    logger.error("an event could not be encoded; it is not sent", metadata: ["job.id": "\(event.event.job)", "job.event": "\(event.event.type.rawValue)"])
+                    continue
+                }
             }
+            buffer.writeInteger(UInt8(ascii: "\n"))
         }
         context.write(wrapOutboundOut(buffer), promise: promise)
         if !context.channel.isWritable {
             logger.warning("closing a connection whose client does not read its replies and events")
             context.close(promise: nil)
         }
+    }
+
+    /// The reply sent instead of one that could not be encoded: `internal`, with the request's id.
+    static func unencodable(_ id: RequestID?) -> [UInt8] {
+        let failure = Response(id: id, outcome: .failure(WireError(.internal, "the reply could not be encoded")))
+        // A failure reply is an id, a code and a fixed message: it always encodes.
+        return (try? CompactJSONEncoder().encode(failure)) ?? Array(#"{"ok":false,"error":{"code":"internal","message":"the reply could not be encoded"}}"#.utf8)
     }
 }

@@ -25,12 +25,26 @@ public final class JobStore: @unchecked Sendable {
 
     /// Opens (creating and migrating as needed) the store in `directory`.
     ///
-    /// - Parameter onCommit: called on the store's queue after each transaction with its barriers
-    ///   and nil, or with the failure's reason.
-    public init(directory: String, onCommit: @escaping @Sendable ([CommitToken], String?) -> Void) throws(DaemonError) {
+    /// A file that cannot be opened or read, or that fails the check, is left exactly as it was:
+    /// the error goes up, and nothing is written to the file before the check has passed.
+    ///
+    /// - Parameters:
+    ///   - checkIntegrity: runs `PRAGMA quick_check` first (after a stop that was not clean).
+    ///   - onCommit: called on the store's queue after each transaction with its barriers and nil,
+    ///     or with the failure's reason.
+    public init(
+        directory: String, checkIntegrity: Bool = false, onCommit: @escaping @Sendable ([CommitToken], String?) -> Void
+    ) throws(DaemonError) {
         path = directory + "/reqd.sqlite3"
         database = try SQLiteDatabase(path: path)
         self.onCommit = onCommit
+        if checkIntegrity {
+            var findings: [String] = []
+            try database.run("PRAGMA quick_check", []) { findings.append($0.text(0) ?? "") }
+            guard findings == ["ok"] else {
+                throw DaemonError(.storeDamaged, "\(path) failed its integrity check: \(findings.prefix(3).joined(separator: "; "))")
+            }
+        }
         try database.execute("PRAGMA journal_mode = WAL")
         try database.execute("PRAGMA synchronous = FULL")
         try StoreSchema.migrate(database)
