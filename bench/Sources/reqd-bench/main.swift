@@ -209,5 +209,6 @@ case "group": groupBench()
 case "queue": queueBench()
 case "suite": suiteBench()
 case "neighbors": neighborsBench()
+case "fairness": fairnessBench()
 default: countdownBench()
 }
