@@ -36,14 +36,25 @@ struct ConnectionActivityTests {
     @Test("a line refused with an error is owed until its reply is written, with or without an id")
     func refused() {
         var activity = ConnectionActivity()
-        activity.refused()
-        activity.refused()
+        activity.refused(nil)
+        activity.refused(.number(3))
         #expect(!activity.isIdle)
         let failure = WireError(.badJSON, "not JSON")
         activity.wrote(.response(Response(id: nil, outcome: .failure(failure))))
         #expect(!activity.isIdle)
         activity.wrote(.response(Response(id: .number(3), outcome: .failure(failure))))
         #expect(activity.isIdle)
+    }
+
+    @Test("an error reply to a bad line that reuses a pending watch's id does not cost that watch its stream")
+    func refusedReusedID() {
+        var activity = ConnectionActivity()
+        activity.handedOver(Self.request(7, .watch(JobSelector(job: "cd_1"))))
+        activity.refused(.number(7))
+        activity.wrote(.response(Response(id: .number(7), outcome: .failure(WireError(.badJSON, "not JSON")))))
+        activity.wrote(Self.reply(7, .watching(WatchResult(job: Self.job("cd_1"), scope: nil, streaming: true))))
+        #expect(activity.streams == [.number(7): [.job("cd_1"): 1]])
+        #expect(!activity.isIdle)
     }
 
     @Test("a job's stream lasts from a streaming reply to the job's terminal event on that watch")

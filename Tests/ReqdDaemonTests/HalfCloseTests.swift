@@ -1,5 +1,6 @@
 import Foundation
 import ReqdDaemon
+import ReqdProtocol
 import Testing
 
 /// Clients that close their write side after their last request, as `socat` and `nc -U` do.
@@ -21,6 +22,24 @@ struct HalfCloseTests {
             let lines = try #require(client.linesUntilClosed(), "the daemon did not close the connection")
             #expect(lines.map { $0["id"] as? Int } == [1, 2])
             #expect(lines.allSatisfy { $0["ok"] as? Bool == true })
+        }
+    }
+
+    @Test("200 clients that write bad and good lines and hang up at once, unread, leave the daemon serving")
+    func hangUpAtOnce() throws {
+        try Self.withClient { daemon, client in
+            var lines = "x\n"
+            for id in 0..<100 { lines += "{\"id\":\(id),\"op\":\"status\"}\nnot json\n" }
+            let bytes = Array(lines.utf8)
+            for _ in 0..<200 {
+                let fd = try UnixSocket.connect(path: daemon.socketPath)
+                _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress!, $0.count) }
+                // Reset, not a half-close: the daemon's writes to it fail.
+                var linger = linger(l_onoff: 1, l_linger: 0)
+                setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<linger>.size))
+                close(fd)
+            }
+            #expect(client.call(["id": "after", "op": "status"])?["ok"] as? Bool == true)
         }
     }
 

@@ -31,7 +31,7 @@ struct OutboundQueueTests {
     }
 
     private static func makeQueue(_ loop: EmbeddedEventLoop, _ polls: Polls) -> OutboundQueue {
-        OutboundQueue(eventLoop: loop, writesInlineWhenIdle: false) { polls.later($0) }
+        OutboundQueue(eventLoop: loop) { polls.later($0) }
     }
 
     /// The reply ids written to `channel` so far, in the order they were written.
@@ -75,7 +75,7 @@ struct OutboundQueueTests {
         }
     }
 
-    @Test("a connection whose line arrives during a burst waits for one round, not for the whole burst")
+    @Test("a connection whose line arrives during a burst joins the rotation's end, and the loop polls between rounds")
     func rotation() throws {
         let loop = EmbeddedEventLoop()
         let polls = Polls()
@@ -109,13 +109,19 @@ struct OutboundQueueTests {
         #expect(try Self.written(channel) == Array(0..<200))
     }
 
-    @Test("on the event loop, with nothing queued, a line is written at once, before any task runs")
-    func inlineWhenIdle() throws {
+    @Test("the owed round runs at once when the handler asks at the end of its turn, and only once")
+    func roundNow() throws {
         let loop = EmbeddedEventLoop()
+        let polls = Polls()
         let channel = EmbeddedChannel(loop: loop)
-        let queue = OutboundQueue(eventLoop: loop) { Polls().later($0) }
+        let queue = Self.makeQueue(loop, polls)
         queue.send([Self.reply(1)], to: channel)
+        #expect(try Self.written(channel).isEmpty, "nothing is written past the queue")
+        queue.roundNow()
         #expect(try Self.written(channel) == [1])
+        loop.run()
+        #expect(try Self.written(channel).isEmpty, "the queued task found nothing owed")
+        #expect(!polls.poll())
     }
 
     @Test("a send's promise completes once its lines are written")

@@ -47,6 +47,9 @@ final class Inbox<Item: Sendable>: @unchecked Sendable {
         }
     }
 
+    /// Items posted and not yet taken.
+    var count: Int { pending.withLock { $0.items.count } }
+
     /// The oldest `max` items posted so far, and whether more are left.
     ///
     /// With nothing left, the next post schedules a turn again. With more left, a turn is still

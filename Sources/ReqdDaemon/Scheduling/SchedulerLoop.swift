@@ -205,20 +205,30 @@ public final class SchedulerLoop: @unchecked Sendable {
 
     /// Runs turns now: on the caller's thread from outside, or within the turn in progress.
     ///
-    /// From outside, what already waits in the inbox goes first (a connection's `.open` before its
-    /// first request), then `items`, a budget per turn; usually both fit in one. Each turn is its
-    /// own `queue.sync`, so a timer's turn queued meanwhile runs between two of them.
+    /// From outside, what already waited in the inbox when this was called goes first (a
+    /// connection's `.open` before its first request), then `items`, a budget per turn; usually
+    /// both fit in one. What is posted meanwhile is left to the inbox's own turns, so a caller on
+    /// the event loop is never kept here by a steady stream of posts. Each turn is its own
+    /// `queue.sync`, so a timer's turn queued meanwhile runs between two of them.
     private func runNow(_ items: [Item]) {
         switch inbox.arrival() {
         case .outside:
             var start = items.startIndex
-            var waiting = true
+            var inboxLeft = inbox.count
+            var waiting = inboxLeft > 0
             while waiting || start < items.endIndex {
                 queue.sync {
                     var batch: [Item] = []
-                    if waiting { (batch, waiting) = inbox.take(max: turnBudget) }
+                    if waiting {
+                        let more: Bool
+                        (batch, more) = inbox.take(max: min(turnBudget, inboxLeft))
+                        inboxLeft -= batch.count
+                        waiting = more && inboxLeft > 0
+                        // Posted after this call began: a turn of the inbox's own takes them.
+                        if more && !waiting { scheduleTurn() }
+                    }
                     if !waiting {
-                        // The inbox is empty: the rest of this turn's budget goes to `items`.
+                        // The inbox's share is taken: the rest of this turn's budget goes to `items`.
                         let room = turnBudget - batch.count
                         let end = items.index(start, offsetBy: room, limitedBy: items.endIndex) ?? items.endIndex
                         batch += items[start..<end]

@@ -19,6 +19,8 @@ struct ConnectionActivity {
     /// Requests that start a stream if their reply says so (`watch`, `follow: true`), by id, with a count
     /// because a client may reuse an id.
     private var opening: [RequestID: Int] = [:]
+    /// Error replies to lines that were not requests, not yet written, by id.
+    private var refusedIDs: [RequestID: Int] = [:]
     /// The event streams running, by the request that started them: what each follows, with a
     /// count because a client may reuse an id. Keyed so that a stream's end costs one lookup
     /// however many streams a connection has (a client may follow thousands of jobs).
@@ -39,8 +41,9 @@ struct ConnectionActivity {
     }
 
     /// A line that was not a request is answered with an error, which the connection owes like any reply.
-    mutating func refused() {
+    mutating func refused(_ id: RequestID?) {
         unanswered += 1
+        if let id { refusedIDs[id, default: 0] += 1 }
     }
 
     /// A reply or event went out.
@@ -49,6 +52,11 @@ struct ConnectionActivity {
         case .response(let response):
             unanswered = max(0, unanswered - 1)
             guard let id = response.id else { return }
+            if case .failure = response.outcome, let refused = refusedIDs[id] {
+                // An error reply to a bad line that reused the id of a request whose stream may still open.
+                refusedIDs[id] = refused > 1 ? refused - 1 : nil
+                return
+            }
             guard !opening.isEmpty, let waiting = opening[id] else { return }
             opening[id] = waiting > 1 ? waiting - 1 : nil
             guard case .success(let body) = response.outcome else { return }

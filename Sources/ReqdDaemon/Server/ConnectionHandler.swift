@@ -151,16 +151,19 @@ final class ConnectionHandler: ChannelDuplexHandler {
     }
 
     /// Decodes up to one turn's budget of the waiting lines and hands their requests to the loop;
-    /// a line that is not a request gets its error reply queued after the replies of the lines before it.
+    /// a line that is not a request gets its error reply queued after the replies of the lines before
+    /// it. Then the owed round of writes goes out at once (`OutboundQueue.roundNow()`).
     ///
-    /// The lines are taken out before the turn: a connection closed meanwhile comes back here from
-    /// `channelInactive`.
+    /// Lines are taken out one at a time: a write can close the connection, and `channelInactive`
+    /// then hands over whatever is left from inside this loop.
     private func handOver(context: ChannelHandlerContext) {
         guard !frames.isEmpty else { return }
         var requests: [SchedulerEvent] = []
-        for _ in 0..<min(frames.count, loop.turnBudget) {
+        var taken = 0
+        while taken < loop.turnBudget, let frame = frames.popFirst() {
+            taken += 1
             let failure: Response
-            switch frames.removeFirst() {
+            switch frame {
             case .oversized:
                 failure = Response(id: nil, outcome: .failure(WireErrorMapping.lineTooLong(limit: maxLineBytes)))
             case .line(let bytes):
@@ -177,10 +180,11 @@ final class ConnectionHandler: ChannelDuplexHandler {
                 loop.handleNow(requests)
                 requests.removeAll()
             }
-            activity.refused()
+            activity.refused(failure.id)
             outbound.send([.response(failure)], to: context.channel)
         }
         if !requests.isEmpty { loop.handleNow(requests) }
+        outbound.roundNow()
     }
 
     /// Closes the connection once the client has ended its input and nothing more is owed, after

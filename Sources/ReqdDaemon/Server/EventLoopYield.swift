@@ -13,8 +13,10 @@ import NIOPosix
 /// it, alongside the other sockets that tick found ready. Work queued from one tick's run goes to
 /// the next tick.
 final class EventLoopYield: @unchecked Sendable {
-    // @unchecked Sendable: `waiting`, `armed` and `closed` are touched only on `eventLoop` (asserted);
-    // `channel` is set in `start`, before the object is shared, and only read afterwards.
+    // @unchecked Sendable: `waiting` and `armed` are touched only on `eventLoop` (asserted in `next`
+    // and `fire`), and `closed` only in a task submitted to it; `channel` is set once in `start`,
+    // before `start` returns the object, and only read afterwards (the pipe's handler holds the
+    // object weakly and touches only `fire`).
 
     let eventLoop: any EventLoop
     private var waiting: [() -> Void] = []
@@ -67,7 +69,11 @@ final class EventLoopYield: @unchecked Sendable {
             return
         }
         var byte: UInt8 = 1
-        _ = write(writeEnd, &byte, 1)
+        if write(writeEnd, &byte, 1) != 1 {
+            // The pipe cannot take the byte (it is full, so a wake-up is pending anyway, or it is
+            // broken): a task makes sure the work is not left waiting.
+            eventLoop.execute { self.fire() }
+        }
     }
 
     /// Closes the pipe; work queued later runs as plain tasks. Call from outside the loop, before

@@ -2,7 +2,7 @@ import NIOCore
 import Synchronization
 
 /// Every line the daemon writes to its clients, queued per connection and written a bounded number
-/// of connections per event-loop tick, in rotation.
+/// of connections per round, a round per poll of the event loop.
 ///
 /// Two promises rest on it.
 /// - **Order.** Turns run on the event loop (a socket read's requests), on the timer's queue and on
@@ -10,13 +10,17 @@ import Synchronization
 ///   serial queue. So the lines for one connection go out in the order the scheduler made them,
 ///   whichever thread ran the turn: a registration's reply before its job's first event, and no
 ///   event after the `unwatch` reply that ended its stream. The connection handler's own lines
-///   (error replies to bad lines, the empty write before a close) queue here too.
+///   (error replies to bad lines, the empty write before a close) queue here too. Nothing is ever
+///   written past the queue.
 /// - **Bounded writes.** A timer turn that ticks 1,000 watchers hands over 1,000 writes at once.
-///   Written in one go they would hold off every socket read, and every other client's reply
-///   queued behind them. A round writes the queued lines of at most `connectionsPerRound`
-///   connections (all of each one's, in one flush), and leaves the rest to a round after the event
-///   loop's next poll. A connection whose lines arrive meanwhile joins the rotation's end, so a
-///   `status` reply waits for at most one round of other connections' writes, not for all of them.
+///   Written in one go they would hold off every socket read until the last one is out. A round
+///   writes the queued lines of at most `connectionsPerRound` connections (all of each one's, in one
+///   flush) and leaves the rest to a round after the event loop's next poll, so other clients'
+///   requests are read, and their turns run, between rounds. Connections are written in the order
+///   their lines first waited: a reply queued behind a burst still waits for the rounds ahead of it.
+///
+/// The first round after lines arrive runs as a task on the loop, or at once when the connection
+/// handler asks for it at the end of its turn (`roundNow()`), so a round trip costs no extra hop.
 final class OutboundQueue: Sendable {
     /// Lines for one channel, and the promise completed once they are written.
     struct Entry: Sendable {
@@ -29,13 +33,24 @@ final class OutboundQueue: Sendable {
         var entries: [Entry]
     }
 
+    /// Where the rounds stand.
+    private enum Phase {
+        /// Nothing waits.
+        case idle
+        /// Lines wait, and a task for a round is queued on the loop (`roundNow()` may run it first).
+        case owed
+        /// A round is writing.
+        case writing
+        /// Lines wait for the round after the next poll.
+        case afterPoll
+    }
+
     private struct State {
         /// The connections with lines waiting, by channel.
         var pending: [ObjectIdentifier: Pending] = [:]
         /// The keys of `pending`, in the order their connections will be written.
         var rotation = CircularBuffer<ObjectIdentifier>()
-        /// A round is queued on the event loop.
-        var draining = false
+        var phase = Phase.idle
         var largestRound = 0
     }
 
@@ -46,8 +61,6 @@ final class OutboundQueue: Sendable {
     let eventLoop: any EventLoop
     /// Connections one round writes at most.
     let connectionsPerRound: Int
-    /// Lines queued on the event loop while nothing waits are written at once.
-    private let writesInlineWhenIdle: Bool
     /// Runs a round after the event loop's next poll (`EventLoopYield.next`).
     private let afterNextPoll: @Sendable (@escaping () -> Void) -> Void
     private let state = Mutex(State())
@@ -57,19 +70,13 @@ final class OutboundQueue: Sendable {
 
     /// Creates the queue for the channels of `eventLoop`; `afterNextPoll` runs its argument on the
     /// loop once the loop has polled its sockets again.
-    ///
-    /// With `writesInlineWhenIdle`, lines queued on the event loop itself while no line waits are
-    /// written at once, as the turn that made them ends: nothing can be ahead of them, and a
-    /// client's round trip saves a task (about 15% of a one-client round trip on the benchmark
-    /// machine). Tests on an `EmbeddedEventLoop`, which is always "in" its loop, turn it off.
     init(
         eventLoop: any EventLoop, connectionsPerRound: Int = OutboundQueue.defaultConnectionsPerRound,
-        writesInlineWhenIdle: Bool = true, afterNextPoll: @escaping @Sendable (@escaping () -> Void) -> Void
+        afterNextPoll: @escaping @Sendable (@escaping () -> Void) -> Void
     ) {
         precondition(connectionsPerRound > 0, "a round must be able to write something")
         self.eventLoop = eventLoop
         self.connectionsPerRound = connectionsPerRound
-        self.writesInlineWhenIdle = writesInlineWhenIdle
         self.afterNextPoll = afterNextPoll
     }
 
@@ -80,38 +87,30 @@ final class OutboundQueue: Sendable {
         precondition(channel.eventLoop === eventLoop, "a channel's lines go through its own event loop's queue")
         let key = ObjectIdentifier(channel)
         let entry = Entry(messages: messages, promise: promise)
-        let onLoop = writesInlineWhenIdle && eventLoop.inEventLoop
-        let next = state.withLock { state -> Next in
-            if onLoop, state.rotation.isEmpty { return .writeNow }
+        let schedule = state.withLock { state -> Bool in
             if state.pending[key]?.entries.append(entry) == nil {
                 state.pending[key] = Pending(channel: channel, entries: [entry])
                 state.rotation.append(key)
             }
-            guard !state.draining else { return .nothing }
-            state.draining = true
-            return .scheduleRound
+            guard state.phase == .idle else { return false }
+            state.phase = .owed
+            return true
         }
-        switch next {
-        case .writeNow:
-            channel.writeAndFlush(messages, promise: promise)
-        case .scheduleRound:
-            eventLoop.execute { self.round() }
-        case .nothing:
-            break
-        }
+        if schedule { eventLoop.execute { self.round(from: .owed) } }
     }
 
-    private enum Next {
-        case writeNow
-        case scheduleRound
-        case nothing
+    /// Runs the owed round now, if one is owed; call on the loop, outside any round.
+    func roundNow() {
+        round(from: .owed)
     }
 
-    /// Writes the lines of up to `connectionsPerRound` connections, each in one flush, and leaves
-    /// the rest to a round after the next poll.
-    private func round() {
+    /// Writes the lines of up to `connectionsPerRound` connections, each in one flush, if the
+    /// rounds stand at `expected`; what is left waits for a round after the next poll.
+    private func round(from expected: Phase) {
         eventLoop.preconditionInEventLoop()
-        let (batch, more) = state.withLock { state -> ([Pending], Bool) in
+        let batch = state.withLock { state -> [Pending]? in
+            guard state.phase == expected else { return nil }
+            state.phase = .writing
             let count = min(state.rotation.count, connectionsPerRound)
             var batch: [Pending] = []
             batch.reserveCapacity(count)
@@ -119,13 +118,19 @@ final class OutboundQueue: Sendable {
                 if let pending = state.pending.removeValue(forKey: state.rotation.removeFirst()) { batch.append(pending) }
             }
             state.largestRound = max(state.largestRound, count)
-            state.draining = !state.rotation.isEmpty
-            return (batch, state.draining)
+            return batch
         }
+        guard let batch else { return }
+        // A write can close a channel, and what that sets off (its last reads, a turn) may queue
+        // lines here: they wait in the rotation, behind what this round writes.
         for pending in batch {
             for entry in pending.entries { pending.channel.write(entry.messages, promise: entry.promise) }
             pending.channel.flush()
         }
-        if more { afterNextPoll { self.round() } }
+        let more = state.withLock { state -> Bool in
+            state.phase = state.rotation.isEmpty ? .idle : .afterPoll
+            return state.phase == .afterPoll
+        }
+        if more { afterNextPoll { self.round(from: .afterPoll) } }
     }
 }
