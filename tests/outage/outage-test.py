@@ -29,14 +29,20 @@ import tempfile
 import time
 
 SERVER = r"""
-import sys, time
+import sys, threading, time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+# print() writes its arguments separately: one lock and one write keep the threads' lines whole.
+output = threading.Lock()
 
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     def do_POST(self):
         self.rfile.read(int(self.headers.get("Content-Length", "0")))
-        print(self.headers.get("Idempotency-Key", "-"), time.monotonic(), flush=True)
+        line = f"{self.headers.get('Idempotency-Key', '-')} {time.monotonic()}\n"
+        with output:
+            sys.stdout.write(line)
+            sys.stdout.flush()
         self.send_response(200)
         self.send_header("Content-Length", "2")
         self.end_headers()
@@ -189,7 +195,10 @@ def main():
                 pending += chunk
                 *lines, pending = pending.split("\n")
                 for line in lines:
-                    key, at = line.split()
+                    fields = line.split()
+                    if len(fields) != 2:
+                        fail(f"the server logged a line that is not 'key time': {line!r}")
+                    key, at = fields
                     arrivals.setdefault(key, []).append(float(at))
                 if not chunk:
                     time.sleep(0.02)
