@@ -32,9 +32,9 @@ extension Harness {
     }
 
     /// Submits `count` jobs to `url` whose first attempts find the network unreachable; returns their ids.
-    mutating func heldJobs(_ count: Int, url: String = down) -> [String] {
+    mutating func heldJobs(_ count: Int, url: String = down, connection: UInt64 = 1) -> [String] {
         (0..<count).map { _ in
-            let (reply, effects) = submitted(spec(url))
+            let (reply, effects) = submitted(spec(url), connection: connection)
             if let send = effects.sends.first { _ = unreachable(send) }
             return reply.job.id
         }
@@ -68,6 +68,27 @@ struct NetworkHoldTests {
         #expect(summary.network.offlineSince == h.now.wall)
         // Another user sees the daemon offline but none of this user's held jobs.
         #expect(h.summary(uid: 1001)?.network.heldJobs == 0)
+    }
+
+    @Test("each user's held count follows holds, the probe going out and coming back held, a cancel and the release")
+    func heldCountsPerOwner() throws {
+        var h = Harness()
+        let mine = h.heldJobs(5)
+        _ = h.heldJobs(3, url: "http://10.77.0.2:8080/", connection: 2)
+        func counts() -> [Int?] { [0, 1000, 1001, 4242].map { h.summary(uid: $0)?.network.heldJobs } }
+        #expect(counts() == [8, 5, 3, 0])
+        let round = h.handle(.networkChanged)
+        #expect(round.sends.count == 2)
+        #expect(counts() == [8, 5, 3, 0])
+        let mineProbe = try #require(round.sends.first { $0.job == JobID(mine[0]) })
+        _ = h.unreachable(mineProbe)
+        #expect(counts() == [8, 5, 3, 0])
+        _ = h.request(.cancel(JobSelector(job: mine[1])))
+        #expect(counts() == [7, 4, 3, 0])
+        let otherProbe = try #require(round.sends.first { $0.job != JobID(mine[0]) })
+        _ = h.handle(.httpFinished(otherProbe.job, attempt: otherProbe.attempt, .response(HTTPAnswer(status: 200))))
+        #expect(counts() == [4, 4, 0, 0])
+        #expect(h.scheduler.heldJobCount == 4)
     }
 
     @Test("while the target stays unreachable, probes come one at a time with a doubling wait capped at probe_max, and no attempt is spent")

@@ -75,22 +75,85 @@ struct OutboundQueueTests {
         }
     }
 
-    @Test("a connection whose line arrives during a burst joins the rotation's end, and the loop polls between rounds")
-    func rotation() throws {
+    private static func event(_ watch: Int64) -> OutboundMessage {
+        .event(EventMessage(watch: .number(watch), event: JobEvent(type: .tick, job: "c_test", kind: .countdown, key: nil, scope: nil, owner: 0, at: WallTime(nanosecondsSinceEpoch: 0))))
+    }
+
+    /// The watch ids of the events written to `channel` so far, in order.
+    private static func events(_ channel: EmbeddedChannel) throws -> [Int64] {
+        var ids: [Int64] = []
+        while let messages = try channel.readOutbound(as: [OutboundMessage].self) {
+            for case .event(let event) in messages {
+                if case .number(let id) = event.watch { ids.append(id) }
+            }
+        }
+        return ids
+    }
+
+    @Test("a reply queued during a burst of 1,000 watchers' events goes out in the next round, not after the burst")
+    func repliesFirst() throws {
         let loop = EmbeddedEventLoop()
         let polls = Polls()
         let watchers = (0..<1_000).map { _ in EmbeddedChannel(loop: loop) }
         let prober = EmbeddedChannel(loop: loop)
         let queue = Self.makeQueue(loop, polls)
-        for (index, watcher) in watchers.enumerated() { queue.send([Self.reply(Int64(index))], to: watcher) }
+        for (index, watcher) in watchers.enumerated() { queue.send([Self.event(Int64(index))], to: watcher) }
         loop.run()
+        #expect(try watchers.indices.prefix(64).allSatisfy { try Self.events(watchers[$0]) == [Int64($0)] })
         queue.send([Self.reply(-1)], to: prober)
-        #expect(try Self.written(prober).isEmpty)
+        #expect(try Self.written(prober).isEmpty, "nothing is written past the queue")
         #expect(polls.poll())
-        #expect(try Self.written(prober).isEmpty, "the prober joined the end of the rotation")
-        for _ in 0..<20 { _ = polls.poll() }
-        #expect(try Self.written(prober) == [-1])
-        #expect(try watchers.allSatisfy { try Self.written($0).count == 1 })
+        #expect(try Self.written(prober) == [-1], "the reply lane is served first")
+        var rounds = 2
+        while polls.poll() { rounds += 1 }
+        #expect(rounds == 16)
+        #expect(try watchers.dropFirst(64).allSatisfy { try Self.events($0).count == 1 })
+    }
+
+    @Test("a connection's events and then its reply go out in the order queued, though the reply moves it to the reply lane")
+    func laneKeepsOrder() throws {
+        let loop = EmbeddedEventLoop()
+        let polls = Polls()
+        let others = (0..<100).map { _ in EmbeddedChannel(loop: loop) }
+        let channel = EmbeddedChannel(loop: loop)
+        let queue = Self.makeQueue(loop, polls)
+        for other in others { queue.send([Self.event(0)], to: other) }
+        queue.send([Self.event(1)], to: channel)
+        queue.send([Self.event(2), Self.reply(3)], to: channel)
+        queue.send([Self.event(4)], to: channel)
+        loop.run()
+        var order: [String] = []
+        while let messages = try channel.readOutbound(as: [OutboundMessage].self) {
+            for message in messages {
+                switch message {
+                case .event(let event): order.append("event \(event.watch)")
+                case .response(let response): order.append("reply \(response.id.map { "\($0)" } ?? "none")")
+                }
+            }
+        }
+        #expect(order == ["event 1", "event 2", "reply 3", "event 4"], "written in the first round, in order")
+        while polls.poll() {}
+        #expect(try others.allSatisfy { try Self.events($0) == [0] })
+        #expect(try Self.events(channel).isEmpty, "written once")
+    }
+
+    @Test("while 500 connections keep replies waiting, every round still writes 16 connections' events")
+    func eventsNotStarved() throws {
+        let loop = EmbeddedEventLoop()
+        let polls = Polls()
+        let talkers = (0..<500).map { _ in EmbeddedChannel(loop: loop) }
+        let watchers = (0..<64).map { _ in EmbeddedChannel(loop: loop) }
+        let queue = Self.makeQueue(loop, polls)
+        for watcher in watchers { queue.send([Self.event(7)], to: watcher) }
+        for talker in talkers { queue.send([Self.reply(1)], to: talker) }
+        loop.run()
+        var perRound: [Int] = []
+        repeat {
+            perRound.append(try watchers.filter { try !Self.events($0).isEmpty }.count)
+            // The talkers written this round ask again, so the reply lane never empties.
+            for talker in talkers where try !Self.written(talker).isEmpty { queue.send([Self.reply(1)], to: talker) }
+        } while perRound.count < 4 && polls.poll()
+        #expect(perRound == [16, 16, 16, 16])
     }
 
     @Test("lines queued from other threads and from the event loop go out in the order they were queued")

@@ -59,7 +59,7 @@ extension Scheduler {
     /// The network part of the daemon summary, counting only the jobs `peer` may see.
     func networkSummary(for peer: Peer, at now: ClockReading) -> NetworkSummary {
         guard let since = network.offlineSince else { return NetworkSummary(state: .online) }
-        let held = network.allJobs.filter { table[$0].map { peer.mayAccess(ownerUID: $0.owner) } ?? false }.count
+        let held = peer.uid == 0 ? network.heldJobs : network.heldJobs(ownedBy: peer.uid)
         return NetworkSummary(
             state: .offline, offlineSince: now.wall(at: since), heldJobs: held, unreachableTargets: network.targets.count)
     }

@@ -15,6 +15,9 @@ struct NetworkHold: Sendable {
         var probe: JobID?
         /// Why the target was found unreachable.
         var error: String
+        /// How many of the held jobs and the probe each owner uid has, so that `status` counts a
+        /// user's held jobs without walking them.
+        var owners: [UInt32: Int] = [:]
         var isEmpty: Bool { jobs.isEmpty && probe == nil }
     }
 
@@ -37,16 +40,23 @@ struct NetworkHold: Sendable {
     }
 
     /// Holds a job; returns whether its target was reachable until now.
-    mutating func hold(_ job: JobID, origin: String, why: String, at now: Instant) -> Bool {
+    mutating func hold(_ job: JobID, owner: UInt32, origin: String, why: String, at now: Instant) -> Bool {
         sequence += 1
         if offlineSince == nil { offlineSince = now }
-        if targets[origin] == nil {
-            targets[origin] = Target(jobs: [job: sequence], error: why)
+        guard var target = targets[origin] else {
+            targets[origin] = Target(jobs: [job: sequence], error: why, owners: [owner: 1])
+            heldJobs += 1
             return true
         }
-        targets[origin]?.jobs[job] = sequence
-        targets[origin]?.error = why
-        if targets[origin]?.probe == job { targets[origin]?.probe = nil }
+        if target.probe == job {
+            target.probe = nil
+        } else if target.jobs[job] == nil {
+            target.owners[owner, default: 0] += 1
+            heldJobs += 1
+        }
+        target.jobs[job] = sequence
+        target.error = why
+        targets[origin] = target
         return false
     }
 
@@ -67,15 +77,20 @@ struct NetworkHold: Sendable {
     /// Ends the hold of a reachable target; returns its held jobs in the order they were held.
     mutating func release(_ origin: String) -> [JobID]? {
         guard let target = targets.removeValue(forKey: origin) else { return nil }
+        heldJobs -= target.jobs.count + (target.probe == nil ? 0 : 1)
         if targets.isEmpty { clear() }
         return target.jobs.sorted { $0.value < $1.value }.map(\.key)
     }
 
     /// Drops a job that ended (cancelled, say) while held or out as a probe.
-    mutating func forget(_ job: JobID, origin: String) {
+    mutating func forget(_ job: JobID, owner: UInt32, origin: String) {
         guard var target = targets[origin] else { return }
-        target.jobs[job] = nil
-        if target.probe == job { target.probe = nil }
+        if target.jobs.removeValue(forKey: job) != nil || target.probe == job {
+            target.probe = target.probe == job ? nil : target.probe
+            target.owners[owner, default: 1] -= 1
+            if target.owners[owner] == 0 { target.owners[owner] = nil }
+            heldJobs -= 1
+        }
         if target.isEmpty {
             targets[origin] = nil
             if targets.isEmpty { clear() }
@@ -84,11 +99,11 @@ struct NetworkHold: Sendable {
         }
     }
 
-    /// Every held job and probe.
-    var allJobs: [JobID] { targets.values.flatMap { Array($0.jobs.keys) + ($0.probe.map { [$0] } ?? []) } }
-
     /// How many jobs are held or out as probes.
-    var jobCount: Int { targets.values.reduce(0) { $0 + $1.jobs.count + ($1.probe == nil ? 0 : 1) } }
+    private(set) var heldJobs = 0
+
+    /// How many held jobs and probes `owner` has; one lookup per unreachable target.
+    func heldJobs(ownedBy owner: UInt32) -> Int { targets.values.reduce(0) { $0 + ($1.owners[owner] ?? 0) } }
 
     private mutating func clear() {
         offlineSince = nil

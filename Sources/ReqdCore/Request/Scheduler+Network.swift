@@ -9,9 +9,10 @@ extension Scheduler {
     /// A request job found its target unreachable and is held: the target is marked, the
     /// attempts still out to it are held too, and probing starts.
     mutating func holdTarget(of id: JobID, why: String, at now: ClockReading, into effects: inout [SchedulerEffect]) {
-        guard let origin = table.deliveries[id]?.machine.origin else { return }
+        guard let slot = table.deliveries[id] else { return }
+        let origin = slot.machine.origin
         let wasOnline = network.isEmpty
-        if network.hold(id, origin: origin, why: why, at: now.instant) {
+        if network.hold(id, owner: slot.header.owner, origin: origin, why: why, at: now.instant) {
             effects.append(.notice("\(origin) is unreachable (\(why)); holding its request jobs until it answers"))
             holdInFlight(to: origin, why: why, at: now, into: &effects)
         }
@@ -67,8 +68,8 @@ extension Scheduler {
 
     /// Lets go of a request job that ended while held or out as a probe.
     mutating func forgetHold(_ id: JobID) {
-        guard !network.isEmpty, let origin = table.deliveries[id]?.machine.origin else { return }
-        network.forget(id, origin: origin)
+        guard !network.isEmpty, let slot = table.deliveries[id] else { return }
+        network.forget(id, owner: slot.header.owner, origin: slot.machine.origin)
         if network.isEmpty { timers.remove(.probe) }
     }
 }

@@ -121,7 +121,7 @@ public struct Scheduler: Sendable {
     public var connectionCount: Int { subscriptions.count }
 
     /// Held request jobs and probes, for the daemon's status line.
-    public var heldJobCount: Int { network.jobCount }
+    public var heldJobCount: Int { network.heldJobs }
 
     /// Emits at most one `.arm` or `.disarm` per event: only when the earliest deadline moved.
     private mutating func updateTimer(into effects: inout [SchedulerEffect]) {

@@ -16,8 +16,13 @@ import Synchronization
 ///   Written in one go they would hold off every socket read until the last one is out. A round
 ///   writes the queued lines of at most `connectionsPerRound` connections (all of each one's, in one
 ///   flush) and leaves the rest to a round after the event loop's next poll, so other clients'
-///   requests are read, and their turns run, between rounds. Connections are written in the order
-///   their lines first waited: a reply queued behind a burst still waits for the rounds ahead of it.
+///   requests are read, and their turns run, between rounds.
+/// - **Replies first.** A connection with a reply waiting joins the reply lane, which a round
+///   serves before the event lane; in each lane connections are written in the order their lines
+///   first waited. So a `status` reply queued behind 1,000 watchers' ticks goes out in the next
+///   round, not after 16 of them. A round keeps a quarter of its connections for the event lane
+///   while events wait, so steady replies cannot starve watchers. A connection's own lines stay in
+///   order: the lane decides when a connection is written, never the order within it.
 ///
 /// The first round after lines arrive runs as a task on the loop, or at once when the connection
 /// handler asks for it at the end of its turn (`roundNow()`), so a round trip costs no extra hop.
@@ -28,13 +33,22 @@ final class OutboundQueue: Sendable {
         let promise: EventLoopPromise<Void>?
     }
 
-    private struct Pending {
+    /// The two rotations a connection with lines waiting can be in.
+    fileprivate enum Lane {
+        case replies
+        case events
+    }
+
+    fileprivate struct Pending {
         let channel: any Channel
         var entries: [Entry]
+        /// The lane whose rotation holds this connection's live key; a key left in the other lane
+        /// (the connection moved to the reply lane) is skipped.
+        var lane: Lane
     }
 
     /// Where the rounds stand.
-    private enum Phase {
+    fileprivate enum Phase {
         /// Nothing waits.
         case idle
         /// Lines wait, and a task for a round is queued on the loop (`roundNow()` may run it first).
@@ -45,11 +59,15 @@ final class OutboundQueue: Sendable {
         case afterPoll
     }
 
-    private struct State {
+    fileprivate struct State {
         /// The connections with lines waiting, by channel.
         var pending: [ObjectIdentifier: Pending] = [:]
-        /// The keys of `pending`, in the order their connections will be written.
-        var rotation = CircularBuffer<ObjectIdentifier>()
+        /// Keys of connections with a reply waiting, in the order they will be written.
+        var replies = CircularBuffer<ObjectIdentifier>()
+        /// Keys of the other connections with lines waiting, in the order they will be written.
+        var events = CircularBuffer<ObjectIdentifier>()
+        /// How many connections with lines waiting are in the event lane.
+        var eventConnections = 0
         var phase = Phase.idle
         var largestRound = 0
     }
@@ -87,11 +105,9 @@ final class OutboundQueue: Sendable {
         precondition(channel.eventLoop === eventLoop, "a channel's lines go through its own event loop's queue")
         let key = ObjectIdentifier(channel)
         let entry = Entry(messages: messages, promise: promise)
+        let hasReply = messages.contains { if case .response = $0 { true } else { false } }
         let schedule = state.withLock { state -> Bool in
-            if state.pending[key]?.entries.append(entry) == nil {
-                state.pending[key] = Pending(channel: channel, entries: [entry])
-                state.rotation.append(key)
-            }
+            state.queue(entry, for: key, channel: channel, hasReply: hasReply)
             guard state.phase == .idle else { return false }
             state.phase = .owed
             return true
@@ -111,13 +127,8 @@ final class OutboundQueue: Sendable {
         let batch = state.withLock { state -> [Pending]? in
             guard state.phase == expected else { return nil }
             state.phase = .writing
-            let count = min(state.rotation.count, connectionsPerRound)
-            var batch: [Pending] = []
-            batch.reserveCapacity(count)
-            for _ in 0..<count {
-                if let pending = state.pending.removeValue(forKey: state.rotation.removeFirst()) { batch.append(pending) }
-            }
-            state.largestRound = max(state.largestRound, count)
+            let batch = state.takeRound(connectionsPerRound)
+            state.largestRound = max(state.largestRound, batch.count)
             return batch
         }
         guard let batch else { return }
@@ -128,9 +139,48 @@ final class OutboundQueue: Sendable {
             pending.channel.flush()
         }
         let more = state.withLock { state -> Bool in
-            state.phase = state.rotation.isEmpty ? .idle : .afterPoll
+            state.phase = state.pending.isEmpty ? .idle : .afterPoll
             return state.phase == .afterPoll
         }
         if more { afterNextPoll { self.round(from: .afterPoll) } }
+    }
+}
+
+extension OutboundQueue.State {
+    /// Queues `entry` behind `channel`'s lines; a reply moves the connection to the reply lane.
+    fileprivate mutating func queue(_ entry: OutboundQueue.Entry, for key: ObjectIdentifier, channel: any Channel, hasReply: Bool) {
+        guard var waiting = pending[key] else {
+            pending[key] = .init(channel: channel, entries: [entry], lane: hasReply ? .replies : .events)
+            if hasReply { replies.append(key) } else { events.append(key); eventConnections += 1 }
+            return
+        }
+        waiting.entries.append(entry)
+        if hasReply, waiting.lane == .events {
+            waiting.lane = .replies
+            eventConnections -= 1
+            replies.append(key)
+        }
+        pending[key] = waiting
+    }
+
+    /// Takes up to `limit` connections for a round: replies first, with a quarter of the round
+    /// kept for events while any wait.
+    fileprivate mutating func takeRound(_ limit: Int) -> [OutboundQueue.Pending] {
+        let keptForEvents = min(eventConnections, limit / 4)
+        var batch: [OutboundQueue.Pending] = []
+        batch.reserveCapacity(min(limit, pending.count))
+        take(from: .replies, upTo: limit - keptForEvents, into: &batch)
+        take(from: .events, upTo: limit, into: &batch)
+        take(from: .replies, upTo: limit, into: &batch)
+        return batch
+    }
+
+    private mutating func take(from lane: OutboundQueue.Lane, upTo limit: Int, into batch: inout [OutboundQueue.Pending]) {
+        while batch.count < limit, let key = lane == .replies ? replies.popFirst() : events.popFirst() {
+            guard let waiting = pending[key], waiting.lane == lane else { continue }
+            pending[key] = nil
+            if lane == .events { eventConnections -= 1 }
+            batch.append(waiting)
+        }
     }
 }
