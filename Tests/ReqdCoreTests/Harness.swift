@@ -138,11 +138,13 @@ extension Harness {
 
     /// A daemon started again from the stored rows, `down` nanoseconds after this one stopped,
     /// with the effects of the restore.
-    func restarted(after down: Int64 = 0) -> (harness: Harness, effects: [SchedulerEffect]) {
+    func restarted(
+        after down: Int64 = 0, configuration: SchedulerConfiguration = SchedulerConfiguration()
+    ) -> (harness: Harness, effects: [SchedulerEffect]) {
         var restarted = Harness()
         restarted.now = now
         restarted.advance(down)
-        restarted.scheduler = Scheduler(configuration: SchedulerConfiguration(), seed: 1, now: restarted.now)
+        restarted.scheduler = Scheduler(configuration: configuration, seed: 1, now: restarted.now)
         restarted.openConnections()
         let effects = restarted.handle(.restore(storedRecords))
         return (restarted, effects)

@@ -11,12 +11,14 @@ final class ServerFixture {
     private(set) var daemon: Daemon
     private(set) var client: LineClient
     private var nextID = 100
+    private let configure: (inout Configuration) -> Void
 
     init(
-        timeoutSeconds: Int = 10, configure: (inout Configuration) -> Void = { _ in },
+        timeoutSeconds: Int = 10, configure: @escaping (inout Configuration) -> Void = { _ in },
         handler: @escaping TestHTTPServer.Handler
     ) throws {
         server = try TestHTTPServer(handler: handler)
+        self.configure = configure
         daemon = try startPollDaemon(in: directory, configure: configure)
         client = try LineClient(path: daemon.socketPath, timeoutSeconds: timeoutSeconds)
     }
@@ -26,11 +28,12 @@ final class ServerFixture {
         server.shutdown()
     }
 
-    /// Stops the daemon, runs `whileDown`, and starts a new one on the same state directory.
+    /// Stops the daemon, runs `whileDown`, and starts a new one on the same state directory, with
+    /// the same configuration.
     func restart(timeoutSeconds: Int = 10, whileDown: () -> Void = {}) throws {
         daemon.stop()
         whileDown()
-        daemon = try startPollDaemon(in: directory)
+        daemon = try startPollDaemon(in: directory, configure: configure)
         client = try LineClient(path: daemon.socketPath, timeoutSeconds: timeoutSeconds)
     }
 

@@ -155,14 +155,22 @@ def connect(path, timeout=30):
     return s
 
 
+WINDOW = 8192
+
+
 def run_connection(path, lines, codes, result):
     expected = len(lines)
     s = connect(path)
     replies, bad, seen = 0, [], {}
 
     def writer():
+        # At most WINDOW lines unanswered, as a pipelining client should: a reader that falls
+        # behind would otherwise leave more unread replies than socket.max_pending_bytes, and the
+        # daemon rightly drops such a client.
         try:
             for start in range(0, len(lines), 256):
+                while start - replies > WINDOW and not bad:
+                    time.sleep(0.001)
                 s.sendall(b"".join(lines[start:start + 256]))
         except OSError as error:
             bad.append(f"write failed: {error}")
@@ -180,6 +188,8 @@ def run_connection(path, lines, codes, result):
             buffer += chunk
             *complete, buffer = buffer.split(b"\n")
             for raw in complete:
+                if raw.startswith(b'{"event":'):
+                    continue
                 message = json.loads(raw)
                 if "event" in message:
                     continue
@@ -232,7 +242,11 @@ def main():
     os.chmod(work, 0o755)
     sock = os.path.join(work, "reqd.sock")
     command = [os.path.join(args.bin, "reqd"), "--socket", sock, "--state-dir", os.path.join(work, "state"),
-               "--log-level", "warning", "--log-target", "stderr", "--set", "jobs.max_retained=20000"]
+               "--log-level", "warning", "--log-target", "stderr", "--set", "jobs.max_retained=20000",
+               # The readers here are Python threads that share one interpreter lock with the
+               # writers; the followed jobs' events can outrun them by more than the default 8 MiB,
+               # and the daemon rightly drops a client that far behind.
+               "--set", "socket.max_pending_bytes=67108864"]
     if os.geteuid() == 0 and shutil.which("unshare") and shutil.which("ip"):
         command = ["unshare", "-n", "sh", "-c", 'ip link set lo up && exec "$@"', "sh"] + command
         where = "in a network namespace of its own"
@@ -286,6 +300,9 @@ def main():
             print("fuzz: FAILED (seed %d)" % args.seed)
             for failure in failures:
                 print("  " + failure)
+            log.flush()
+            print("fuzz: the end of reqd's log:")
+            print(open(os.path.join(work, "reqd.log"), errors="replace").read()[-3000:])
             sys.exit(1)
         print("fuzz: OK: every line got exactly one reply with ok or a documented code; reqd is up")
     finally:

@@ -31,17 +31,18 @@ extension Scheduler {
         }
     }
 
-    /// A request job's target showed it is reachable: its held jobs resume, spread at random over
-    /// `resumeSpreadNanos` so they do not arrive as one burst.
+    /// A request job's target showed it is reachable: its held jobs resume in the order they were
+    /// held, each in the target's next catch-up slot (`CatchupPacer`), so they do not arrive as one burst.
     mutating func targetReachable(of id: JobID, at now: ClockReading, into effects: inout [SchedulerEffect]) {
         guard !network.isEmpty, let origin = table.deliveries[id]?.machine.origin, let released = network.release(origin) else { return }
-        let spread = configuration.resumeSpreadNanos
+        let rate = configuration.catchupRate
+        var last = now.instant
         for held in released {
             guard table[held]?.isActive == true, table.deliveries[held]?.machine.held == true else { continue }
-            let at = now.instant.advanced(by: Int64(Double(spread) * random.unit()))
-            if let action = table.deliveries[held]?.machine.release(at: at) { perform(action, for: held, at: now, into: &effects) }
+            last = catchup.take(origin, at: now.instant, rate: rate)
+            if let action = table.deliveries[held]?.machine.release(at: last) { perform(action, for: held, at: now, into: &effects) }
         }
-        let over = DurationText.format(nanoseconds: spread)
+        let over = DurationText.format(nanoseconds: last.nanoseconds(since: now.instant))
         effects.append(.notice("\(origin) answers again; resuming \(released.count) held request jobs over \(over)"))
         if network.isEmpty {
             timers.remove(.probe)

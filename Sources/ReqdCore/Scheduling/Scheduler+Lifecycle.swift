@@ -85,7 +85,10 @@ extension Scheduler {
         var spawned: Job?
         if var report = end.report, let parent = table[id] {
             if let body = reportBody(of: id, state: end.state) { report.request.body = body }
-            let job = spawnedJob(report, of: parent, at: now)
+            // An expiry's request was due at the deadline, however late the expiry fired: after
+            // downtime it is overdue, and waits for a catch-up slot (`CatchupPacer`).
+            let due = table.countdowns[id].map { min($0.machine.deadline, now.instant) } ?? now.instant
+            let job = spawnedJob(report, of: parent, due: due, at: now)
             table.countdowns[id]?.machine.spawned = job.id
             table.groups[id]?.machine.spawned = job.id
             spawned = job
@@ -107,11 +110,11 @@ extension Scheduler {
 
     /// The request job another job's end starts (a countdown's `on_expire`, a group's
     /// `on_complete`, a request's `on_success` or `on_failure`): owned by the same uid, in the same
-    /// scope, as durable as its parent.
-    mutating func spawnedJob(_ template: Delivery, of parent: JobHeader, at now: ClockReading) -> Job {
+    /// scope, as durable as its parent. Its first attempt is due at `due`.
+    mutating func spawnedJob(_ template: Delivery, of parent: JobHeader, due: Instant, at now: ClockReading) -> Job {
         var delivery = template
         delivery.parent = parent.id
-        delivery.nextAttempt = now.instant
+        delivery.nextAttempt = due
         var job = newJob(owner: parent.owner, key: nil, scope: parent.scope, ephemeral: !parent.durable, work: .request(delivery), at: now)
         job.addIdempotencyKey()
         return job

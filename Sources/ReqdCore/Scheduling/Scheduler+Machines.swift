@@ -17,10 +17,12 @@ extension Scheduler {
             guard let slot = table.countdowns[id], slot.header.isActive else { return }
             action = slot.machine.advance(at: now.instant, watched: subscriptions.isWatched(slot.header))
         case .poll?:
+            if paceOverduePoll(id, at: now.instant) { return }
             let configuration = configuration
             action = table.polls[id]?.ifActive { $0.advance(id, at: now.instant, configuration: configuration) }
         case .request?:
             let holdReason = network.isEmpty ? nil : table.deliveries[id].flatMap { network.holdReason($0.machine.origin, except: id) }
+            if holdReason == nil, paceOverdueRequest(id, at: now.instant) { return }
             let timeout = configuration.requestTimeoutNanos
             action = table.deliveries[id]?.ifActive { $0.advance(id, at: now.instant, holdReason: holdReason, timeout: timeout) }
         case .group?:

@@ -33,6 +33,8 @@ public struct Scheduler: Sendable {
     var lists: [ListQuery] = []
     /// Request jobs held while their targets are unreachable.
     var network = NetworkHold()
+    /// Slots for overdue HTTP starts, per target.
+    var catchup = CatchupPacer()
 
     var timers = IndexedMinHeap<TimerKey, Instant>()
     /// The instant the daemon's timer is armed for, as the effects left it.

@@ -43,8 +43,8 @@ public struct SchedulerConfiguration: Sendable, Hashable {
     public var deadRetentionNanos: Int64 = 7 * 86_400 * 1_000_000_000
     /// The longest wait between two probes of an unreachable target; the first comes after 1 s.
     public var probeMaxNanos: Int64 = 30 * 1_000_000_000
-    /// Held request jobs resume spread evenly at random over this long once their target is back.
-    public var resumeSpreadNanos: Int64 = 1_000_000_000
+    /// The most overdue HTTP starts per second per target (`CatchupPacer`); 0 sends them all at once.
+    public var catchupRate: Int = 50
     /// How long an identical `submit` returns the existing job, counted from its registration.
     public var dedupeWindowNanos: Int64 = 3_000_000_000
     /// The uid and pid of the daemon, shown in the summary.

@@ -14,11 +14,15 @@ extension WorkRecord where Settings == DeliverySettings, Counters == DeliveryCou
                 lastStatus: delivery.lastStatus, lastError: delivery.lastError))
     }
 
-    /// The delivery as it resumes: attempts kept, the next one when it was planned or now if that
-    /// has passed. An attempt that was out when the daemon stopped is sent again.
-    func resumed(at now: ClockReading) -> Delivery? {
+    /// The delivery as it resumes: attempts kept, the next one when it was planned. An attempt
+    /// that was out when the daemon stopped is sent again, as due since `createdAt` (no later
+    /// instant is stored for it).
+    ///
+    /// A next attempt that fell due while the daemon was down stays in the past: it is overdue,
+    /// and waits for a catch-up slot (`CatchupPacer`).
+    func resumed(at now: ClockReading, createdAt: WallTime) -> Delivery? {
         guard settings.maxAttempts > 0 else { return nil }
-        let start = counters.nextAttempt.map { max(now.instant(at: $0), now.instant) } ?? now.instant
+        let start = now.instant(at: counters.nextAttempt ?? createdAt)
         var delivery = settings.delivery(firstAttempt: start)
         delivery.attempts = UInt32(clamping: counters.attempts)
         delivery.lastStatus = counters.lastStatus

@@ -16,10 +16,10 @@ extension Job {
                     onExpire: detail.onExpire.map { Box($0.delivery(firstAttempt: expiry)) },
                     spawned: detail.spawned.map(JobID.init)))
         case .poll:
-            guard let poll = detail.poll?.resumed(at: now, maxBackoff: maxPollBackoff) else { return nil }
+            guard let poll = detail.poll?.resumed(at: now, createdAt: record.createdAt, maxBackoff: maxPollBackoff) else { return nil }
             work = .poll(poll)
         case .request:
-            guard let delivery = detail.request?.resumed(at: now) else { return nil }
+            guard let delivery = detail.request?.resumed(at: now, createdAt: record.createdAt) else { return nil }
             work = .request(delivery)
         case .group:
             guard let group = detail.group?.resumed(at: now) else { return nil }

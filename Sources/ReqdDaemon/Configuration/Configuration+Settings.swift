@@ -81,8 +81,8 @@ extension Configuration {
             "request.probe_max", \.scheduler.probeMaxNanos, .duration(), .reload,
             "the longest wait between probes of a target the network cannot reach (netlink changes probe at once)"),
         Setting(
-            "request.resume_spread", \.scheduler.resumeSpreadNanos, .duration(allowZero: true), .reload,
-            "held jobs resume spread at random over this long once their target answers"),
+            "request.catchup_rate", \.scheduler.catchupRate, .integer(0...1_000_000), .reload,
+            "overdue HTTP work (after a restart, a suspend or an outage) starts at most this many times a second per target, the first at once; 0: all at once"),
         Setting(
             "request.dedupe_window", \.scheduler.dedupeWindowNanos, .duration(allowZero: true), .reload,
             "how long an identical `submit` returns the first job; `\"0s\"` turns dedupe off"),

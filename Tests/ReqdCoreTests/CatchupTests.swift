@@ -1,0 +1,114 @@
+import ReqdProtocol
+import Testing
+@testable import ReqdCore
+
+private let second = Harness.second
+private let ms = Harness.ms
+
+extension Harness {
+    /// Fires the timer until nothing is armed or `limit` fires have passed; returns each send with
+    /// the instant it went, answering every one 200 at once.
+    mutating func sendsUntilQuiet(limit: Int = 2_000, first: [SchedulerEffect] = []) -> [(send: HTTPSend, at: Instant)] {
+        var sent: [(HTTPSend, Instant)] = []
+        var effects = first
+        for _ in 0..<limit {
+            for send in effects.sends {
+                sent.append((send, now.instant))
+                _ = handle(.httpFinished(send.job, attempt: send.attempt, .response(HTTPAnswer(status: 200))))
+            }
+            guard armed != nil else { break }
+            effects = fireAtArmedDeadline()
+        }
+        return sent
+    }
+}
+
+@Suite("Overdue HTTP work is spread per target at request.catchup_rate; expiries stay exact")
+struct CatchupTests {
+    private static func hooked(_ key: String, url: String) -> CountdownSpec {
+        CountdownSpec(key: key, durationMs: 5_000, onExpire: RequestSpec(method: "POST", url: url, body: "{}", maxAttempts: 3))
+    }
+
+    @Test("300 countdowns that expired while the daemon was down all expire at once with late_by; their hooks go 50 a second per target, the first at once")
+    func restartSpreadsHooks() throws {
+        var h = Harness()
+        for index in 0..<300 {
+            let url = index % 3 == 2 ? "https://other.example/hook" : "https://hooks.example/done"
+            _ = h.request(.registerCountdown(Self.hooked("k\(index)", url: url)))
+        }
+        var (r, _) = h.restarted(after: 60 * second)
+        let restartedAt = r.now.instant
+        let fired = r.handle(.timerFired)
+        let expired = fired.events(.expired)
+        #expect(expired.count == 300, "every expiry fires at once")
+        #expect(expired.allSatisfy { ($0.lateByMs ?? 0) >= 55_000 })
+        let sent = r.sendsUntilQuiet(first: fired)
+        #expect(sent.count == 300)
+        for host in ["https://hooks.example", "https://other.example"] {
+            let times = sent.filter { $0.send.request.url.hasPrefix(host) }.map { $0.at.nanoseconds(since: restartedAt) }
+            #expect(times.first == 0, "the first hook to \(host) goes at once")
+            let gaps = zip(times.dropFirst(), times).map { $0 - $1 }
+            #expect(gaps.allSatisfy { $0 == 20 * ms }, "one every 20 ms to \(host)")
+        }
+        #expect(sent.filter { $0.send.request.url.hasPrefix("https://hooks.example") }.count == 200)
+        #expect(sent.last.map { $0.at.nanoseconds(since: restartedAt) } == 199 * 20 * ms)
+    }
+
+    @Test("hooks of countdowns that expire on time are not held back, however many expire at once")
+    func onTimeIsNotPaced() {
+        var h = Harness()
+        for index in 0..<300 { _ = h.request(.registerCountdown(Self.hooked("k\(index)", url: "https://hooks.example/done"))) }
+        let fired = h.fireAtArmedDeadline()
+        #expect(fired.events(.expired).count == 300)
+        #expect(fired.sends.count == 300)
+    }
+
+    @Test("polls that fell due while the daemon was down start 50 a second per target after the restart, then keep their interval")
+    func restartSpreadsPolls() throws {
+        var h = Harness()
+        for index in 0..<100 {
+            _ = h.poll(PollSpec(url: "https://api.example/jobs/\(index)", everyMs: 60_000, until: "status == 200", key: "p\(index)"))
+        }
+        var (r, effects) = h.restarted(after: 300 * second)
+        let restartedAt = r.now.instant
+        var starts: [Int64] = []
+        for _ in 0..<200 where starts.count < 100 {
+            effects = r.fireAtArmedDeadline()
+            starts += effects.sends.map { _ in r.now.instant.nanoseconds(since: restartedAt) }
+        }
+        #expect(starts.count == 100)
+        #expect(starts.first == 0)
+        #expect(zip(starts.dropFirst(), starts).allSatisfy { $0 - $1 == 20 * ms })
+    }
+
+    @Test("request.catchup_rate 0 sends every overdue hook at once")
+    func rateZero() {
+        var h = Harness()
+        for index in 0..<50 { _ = h.request(.registerCountdown(Self.hooked("k\(index)", url: "https://hooks.example/done"))) }
+        var configuration = SchedulerConfiguration()
+        configuration.catchupRate = 0
+        var (r, _) = h.restarted(after: 60 * second, configuration: configuration)
+        #expect(r.handle(.timerFired).sends.count == 50)
+    }
+
+    @Test("a retry that fell due while the daemon was down waits for its target's slot like any overdue start")
+    func restartSpreadsRetries() throws {
+        var h = Harness()
+        var ids: [JobID] = []
+        for _ in 0..<10 {
+            let (reply, effects) = h.submitted(
+                SubmitSpec(
+                    request: RequestSpec(method: "POST", url: "https://api.example/orders", body: "{}", maxAttempts: 5, backoffMinMs: 1_000, backoffMaxMs: 1_000),
+                    dedupeWindowMs: 0))
+            ids.append(JobID(reply.job.id))
+            let send = try #require(effects.sends.first)
+            _ = h.handle(.httpFinished(send.job, attempt: send.attempt, .response(HTTPAnswer(status: 503))))
+        }
+        var (r, effects) = h.restarted(after: 60 * second)
+        let restartedAt = r.now.instant
+        if effects.sends.isEmpty { effects = r.handle(.timerFired) }
+        let sent = r.sendsUntilQuiet(first: effects)
+        #expect(Set(sent.map(\.send.job)) == Set(ids))
+        #expect(sent.map { $0.at.nanoseconds(since: restartedAt) } == (0..<10).map { Int64($0) * 20 * ms })
+    }
+}
