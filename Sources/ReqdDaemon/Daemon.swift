@@ -39,7 +39,8 @@ public final class Daemon: Sendable {
         self.logger = logger
         self.notifier = notifier
         state = Mutex((configuration, false))
-        lineLimit = LineLimit(configuration.maxLineBytes, pendingBytes: configuration.maxPendingBytes)
+        lineLimit = LineLimit(
+            configuration.maxLineBytes, pendingBytes: configuration.maxPendingBytes, limits: configuration.scheduler.userLimits)
         stateDirectory = DaemonPaths.stateDirectory(configured: configuration.stateDirectory, environment: environment)
         socketPath = DaemonPaths.socketPath(configured: configuration.socketPath, environment: environment)
 
@@ -83,6 +84,7 @@ public final class Daemon: Sendable {
         levelControl?.current = running.logLevel
         lineLimit.bytes.store(running.maxLineBytes, ordering: .relaxed)
         lineLimit.pendingBytes.store(running.maxPendingBytes, ordering: .relaxed)
+        lineLimit.connections.update(running.scheduler.userLimits)
         var scheduler = running.scheduler
         scheduler.daemonPID = getpid()
         loop.perform(.reconfigure(scheduler))

@@ -56,7 +56,9 @@ struct CatchupTests {
 
     @Test("hooks of countdowns that expire on time are not held back, however many expire at once")
     func onTimeIsNotPaced() {
-        var h = Harness()
+        var configuration = SchedulerConfiguration()
+        configuration.userLimits.requestsInFlight = 1_000
+        var h = Harness(configuration: configuration)
         for index in 0..<300 { _ = h.request(.registerCountdown(Self.hooked("k\(index)", url: "https://hooks.example/done"))) }
         let fired = h.fireAtArmedDeadline()
         #expect(fired.events(.expired).count == 300)

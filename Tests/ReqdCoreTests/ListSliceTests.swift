@@ -41,6 +41,21 @@ struct ListSliceTests {
         #expect(!h.scheduler.hasListsInProgress)
     }
 
+    @Test("32 lists in one turn walk one slice between them: the first is answered in that turn, the rest one per later turn")
+    func oneSlicePerTurn() {
+        var (h, ids) = Self.harness(countdowns: 10)
+        let lists = (0..<32).map { index in
+            SchedulerEvent.request(ConnectionID(1), Request(id: .number(Int64(1_000 + index)), body: .list(ListRequest(limit: 5))))
+        }
+        var effects: [SchedulerEffect] = []
+        h.scheduler.handle(turn: lists, at: h.now, into: &effects)
+        #expect(effects.replies.count == 1)
+        #expect(Self.listed(effects)?.jobs.map(\.id) == ids.prefix(5).map(\.rawValue))
+        let (rest, turns) = Self.finishLists(&h)
+        #expect(rest.replies.count == 31)
+        #expect(turns == 31)
+    }
+
     @Test("a list over 10,000 jobs answers after later turns, oldest first, and each turn visits at most one slice")
     func spansTurns() {
         var (h, ids) = Self.harness(countdowns: 10_000)

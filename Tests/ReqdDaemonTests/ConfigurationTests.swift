@@ -233,9 +233,12 @@ struct ConfigurationTests {
     /// candidate `set` accepts that changes the configuration and leaves it valid.
     static func changed(_ setting: Setting) -> (value: TOMLSubset.Value, configuration: Configuration)? {
         let candidates: [TOMLSubset.Value]
-        if case .integer(let number) = setting.documentedValue(in: Configuration()) {
+        switch setting.documentedValue(in: Configuration()) {
+        case .integer(let number):
             candidates = [.integer(number + 1), .integer(number - 1)]
-        } else {
+        case .boolean(let flag):
+            candidates = [.boolean(!flag)]
+        default:
             candidates = ["/srv/reqd", "0600", "debug", "stderr", "5ms", "7s"].map { .string($0) }
         }
         for candidate in candidates {

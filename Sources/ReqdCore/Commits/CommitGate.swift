@@ -8,9 +8,13 @@ struct CommitGate: Sendable {
     private var pending: [CommitToken: PendingCommit] = [:]
     private var nextToken: UInt64 = 1
     private var staged: [JobID: Job] = [:]
+    private var stagedByOwner: [UInt32: Int] = [:]
 
     /// Durable jobs written and not yet committed.
     var stagedCount: Int { staged.count }
+
+    /// `owner`'s durable jobs written and not yet committed.
+    func stagedCount(ownedBy owner: UInt32) -> Int { stagedByOwner[owner] ?? 0 }
 
     /// A staged job by id.
     func staged(_ id: JobID) -> Job? { staged[id] }
@@ -20,7 +24,7 @@ struct CommitGate: Sendable {
 
     /// Holds `job` until the store has it; returns the token of the barrier that closes its batch.
     mutating func stage(_ job: Job, _ then: PendingCommit) -> CommitToken {
-        staged[job.id] = job
+        if staged.updateValue(job, forKey: job.id) == nil { stagedByOwner[job.owner, default: 0] += 1 }
         return barrier(then)
     }
 
@@ -37,7 +41,8 @@ struct CommitGate: Sendable {
     mutating func complete(_ token: CommitToken) -> PendingCommit? {
         guard let then = pending.removeValue(forKey: token) else { return nil }
         switch then {
-        case .registration(let job, _, _, _), .spawn(let job): staged[job.id] = nil
+        case .registration(let job, _, _, _), .spawn(let job):
+            if staged.removeValue(forKey: job.id) != nil { stagedByOwner.countDown(job.owner) }
         case .reply, .duplicate: break
         }
         return then

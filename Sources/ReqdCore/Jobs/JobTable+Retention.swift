@@ -3,6 +3,32 @@ extension JobTable {
     /// Starts an ended job's retention.
     mutating func retain(_ id: JobID, endedAt: Instant) {
         retained.append((id, endedAt))
+        if let owner = self[id]?.owner {
+            retainedByOwner[owner, default: OwnerRetention()].append(id)
+            retentionGrew.insert(owner)
+            // Entries of jobs already forgotten (by age, or the daemon-wide limit) leave from the
+            // front, so the list stays about as long as what the owner keeps.
+            while let first = retainedByOwner[owner]?.first, self[first] == nil { _ = retainedByOwner[owner]?.popFirst() }
+        }
+    }
+
+    /// Takes the ended jobs to forget because their owners keep more than `limit(owner)` (nil: no
+    /// limit for that owner), each owner's oldest first.
+    mutating func overOwnerLimits(_ limit: (UInt32) -> Int?) -> [JobID] {
+        guard !retentionGrew.isEmpty else { return [] }
+        var due: [JobID] = []
+        for owner in retentionGrew {
+            guard let max = limit(owner) else { continue }
+            var kept = retainedJobs(ownedBy: owner)
+            while kept > max, let id = retainedByOwner[owner]?.popFirst() {
+                guard let header = self[id], header.state != .active, header.state != .dead else { continue }
+                due.append(id)
+                kept -= 1
+            }
+            if retainedByOwner[owner]?.isEmpty == true { retainedByOwner[owner] = nil }
+        }
+        retentionGrew = []
+        return due
     }
 
     /// Takes the ended jobs to forget now, oldest first: those whose retention has passed at

@@ -39,6 +39,10 @@ struct JobTable: Sendable {
     var staleRetained: [JobID: Int] = [:]
     /// How many stale entries `retained` holds in all: they do not count against `maxRetained`.
     var staleRetainedCount = 0
+    /// Each owner's entries of `retained`, oldest first, for `UserLimits.retainedJobs`.
+    var retainedByOwner: [UInt32: OwnerRetention] = [:]
+    /// Owners whose ended jobs grew since the per-owner limit was last looked at.
+    var retentionGrew: Set<UInt32> = []
 
     /// The header of a job.
     subscript(id: JobID) -> JobHeader? {
@@ -196,6 +200,18 @@ struct JobTable: Sendable {
             }
         }
         return byKind
+    }
+
+    /// `owner`'s jobs in `state`, of every kind.
+    func jobs(ownedBy owner: UInt32, in state: JobState) -> Int {
+        counts[owner]?.values.reduce(0) { $0 + ($1[state] ?? 0) } ?? 0
+    }
+
+    /// `owner`'s ended jobs that retention keeps: every end but `dead` (dead letters have their own).
+    func retainedJobs(ownedBy owner: UInt32) -> Int {
+        counts[owner]?.values.reduce(0) { total, states in
+            total + states.reduce(0) { $0 + ($1.key == .active || $1.key == .dead ? 0 : $1.value) }
+        } ?? 0
     }
 
     mutating func adjustCount(owner: UInt32, kind: JobKind, state: JobState, by delta: Int) {

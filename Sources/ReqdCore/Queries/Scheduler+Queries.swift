@@ -21,13 +21,13 @@ extension Scheduler {
                     pid: configuration.daemonPID, startedAt: startedAt.wall,
                     uptimeMs: now.instant.nanoseconds(since: startedAt.instant) / 1_000_000,
                     jobs: table.counts(visibleTo: peer), connections: subscriptions.count,
-                    network: networkSummary(for: peer, at: now))))
+                    network: networkSummary(for: peer, at: now), limits: limitsSummary(for: peer))))
     }
 
     /// `list`: the caller's jobs that match every filter, oldest first.
     ///
-    /// Answered now when one slice covers it; otherwise the rest waits for later turns
-    /// (`continueLists`), and the reply follows.
+    /// Answered now when one slice covers it and no slice was walked in this turn yet; otherwise
+    /// the rest waits for later turns (`continueLists`), and the reply follows.
     mutating func list(
         _ filter: ListRequest, peer: Peer, connection: ConnectionID, requestID: RequestID, at now: ClockReading
     ) -> Result<ReplyBody, SchedulerError>? {
@@ -37,8 +37,11 @@ extension Scheduler {
         }
         var query = ListQuery(
             filter, limit: limit, peer: peer, connection: connection, requestID: requestID, end: table.order.ids.count)
-        query.advance(in: table, at: now)
-        if let result = query.result { return .success(.jobs(result)) }
+        if !listSliceWalked {
+            listSliceWalked = true
+            query.advance(in: table, at: now)
+            if let result = query.result { return .success(.jobs(result)) }
+        }
         lists.append(query)
         return nil
     }
@@ -46,7 +49,8 @@ extension Scheduler {
     /// Walks the oldest list in progress one slice further, and answers it when it is done; a list
     /// not done goes to the back, so lists in progress take turns.
     mutating func continueLists(at now: ClockReading, into effects: inout [SchedulerEffect]) {
-        guard !lists.isEmpty else { return }
+        guard !lists.isEmpty, !listSliceWalked else { return }
+        listSliceWalked = true
         var query = lists.removeFirst()
         query.advance(in: table, at: now)
         if let result = query.result {

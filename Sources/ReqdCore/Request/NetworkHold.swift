@@ -87,8 +87,7 @@ struct NetworkHold: Sendable {
         guard var target = targets[origin] else { return }
         if target.jobs.removeValue(forKey: job) != nil || target.probe == job {
             target.probe = target.probe == job ? nil : target.probe
-            target.owners[owner, default: 1] -= 1
-            if target.owners[owner] == 0 { target.owners[owner] = nil }
+            target.owners.countDown(owner)
             heldJobs -= 1
         }
         if target.isEmpty {

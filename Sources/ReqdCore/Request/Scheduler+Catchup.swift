@@ -3,7 +3,7 @@
 extension Scheduler {
     /// Moves an overdue attempt of request job `id` to its slot; true when it must wait for it.
     mutating func paceOverdueRequest(_ id: JobID, at now: Instant) -> Bool {
-        guard let slot = table.deliveries[id], slot.header.isActive else { return false }
+        guard !startingWaitingJobs, let slot = table.deliveries[id], slot.header.isActive else { return false }
         let delivery = slot.machine
         guard !delivery.held, !delivery.inFlight, delivery.nextAttempt <= now else { return false }
         let at = catchup.slot(for: delivery.origin, due: delivery.nextAttempt, at: now, rate: configuration.catchupRate)
@@ -15,7 +15,7 @@ extension Scheduler {
 
     /// Moves an overdue request of poll job `id` to its slot; true when it must wait for it.
     mutating func paceOverduePoll(_ id: JobID, at now: Instant) -> Bool {
-        guard let slot = table.polls[id], slot.header.isActive else { return false }
+        guard !startingWaitingJobs, let slot = table.polls[id], slot.header.isActive else { return false }
         let poll = slot.machine
         guard !poll.inFlight, poll.nextStart <= now, poll.deadline.map({ $0 > now }) ?? true else { return false }
         let origin = String(RequestURL.origin(poll.request.url))

@@ -31,7 +31,7 @@ extension Scheduler {
             fingerprint = key
         }
         do {
-            try checkCapacity()
+            try checkCapacity(for: peer.uid, key: spec.key)
         } catch {
             return .failure(error)
         }
@@ -74,7 +74,7 @@ extension Scheduler {
                     "only a dead or failed request job can be retried; '\(request.job)' is a \(header.state.rawValue) \(header.kind.rawValue) job"))
         }
         do {
-            try checkCapacity()
+            try checkCapacity(for: header.owner)
         } catch {
             return .failure(error)
         }

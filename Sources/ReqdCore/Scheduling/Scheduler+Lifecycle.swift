@@ -4,12 +4,15 @@ import ReqdProtocol
 /// always in the same order: the job table, the timer heap and the wire, the dedupe index and the
 /// network hold, the watchers and waiters, then the store.
 extension Scheduler {
-    /// Refuses new work when the daemon is stopping or full.
-    func checkCapacity() throws(SchedulerError) {
+    /// Refuses a new active job of `owner` when the daemon is stopping or full, or the owner is at
+    /// its quota; a job that replaces the holder of `key` adds none.
+    func checkCapacity(for owner: UInt32, key: String? = nil) throws(SchedulerError) {
         if shuttingDown { throw SchedulerError(.shuttingDown, "the daemon is stopping") }
+        if let key, table.holder(ofKey: key, owner: owner) != nil { return }
         guard table.liveJobs + commits.stagedCount < configuration.maxActiveJobs else {
             throw SchedulerError(.tooManyJobs, "the daemon already holds \(configuration.maxActiveJobs) jobs")
         }
+        try checkActiveQuota(of: owner)
     }
 
     /// A new active job with a fresh id of its kind, owned by `owner`; bound to `bindTo` when given.
@@ -143,6 +146,7 @@ extension Scheduler {
         for attempt in aborted {
             effects.append(.abort(id, attempt: attempt))
         }
+        ledger.jobEnded(id)
         if state == .cancelled { forgetDedupe(id) }
         if header.kind == .request { forgetHold(id) }
         guard let ended = job(id) else { return }

@@ -11,6 +11,7 @@ extension Scheduler {
     ///
     /// One lookup finds the job: its header and its machine share their slot.
     mutating func advance(_ id: JobID, at now: ClockReading, into effects: inout [SchedulerEffect]) {
+        if id.kind != .countdown, waitsForRequestSlot(id, at: now) { return }
         let action: JobAction?
         switch id.kind {
         case .countdown?:
@@ -64,6 +65,7 @@ extension Scheduler {
     mutating func httpFinished(
         _ id: JobID, attempt: UInt32, _ outcome: HTTPOutcome, at now: ClockReading, into effects: inout [SchedulerEffect]
     ) {
+        ledger.ended(id, attempt: attempt)
         guard let header = table[id] else { return }
         // Drawn before anything else, even for a group that has ended, so ids and jitter repeat
         // from the seed whatever the answers were.
@@ -92,8 +94,12 @@ extension Scheduler {
     mutating func perform(_ action: JobAction, for id: JobID, at now: ClockReading, into effects: inout [SchedulerEffect]) {
         for operation in action.wire {
             switch operation {
-            case .send(let send): effects.append(.send(send))
-            case .abort(let attempt): effects.append(.abort(id, attempt: attempt))
+            case .send(let send):
+                if let owner = table[id]?.owner { ledger.sent(id, attempt: send.attempt, owner: owner) }
+                effects.append(.send(send))
+            case .abort(let attempt):
+                ledger.ended(id, attempt: attempt)
+                effects.append(.abort(id, attempt: attempt))
             }
         }
         switch action.deadline {

@@ -62,7 +62,7 @@ extension Scheduler {
         let work: Job.Work
         do {
             work = try spec.work(at: now, limits: configuration)
-            try checkCapacity()
+            try checkCapacity(for: peer.uid, key: spec.options.key)
         } catch {
             return .failure(error)
         }

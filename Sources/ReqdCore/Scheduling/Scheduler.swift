@@ -31,10 +31,17 @@ public struct Scheduler: Sendable {
     var dedupe = DedupeIndex()
     /// `list`s that span turns, oldest first.
     var lists: [ListQuery] = []
+    /// A `list` slice was walked in the turn in progress: a turn walks at most one.
+    var listSliceWalked = false
     /// Request jobs held while their targets are unreachable.
     var network = NetworkHold()
     /// Slots for overdue HTTP starts, per target.
     var catchup = CatchupPacer()
+    /// Requests on the wire by owner, and the jobs waiting for one of their owner's slots.
+    var ledger = WireLedger()
+    /// True while jobs that waited for a request slot start: they are late because of the user's
+    /// own limit, not because of downtime, so they take no catch-up slot.
+    var startingWaitingJobs = false
 
     var timers = IndexedMinHeap<TimerKey, Instant>()
     /// The instant the daemon's timer is armed for, as the effects left it.
@@ -59,6 +66,7 @@ public struct Scheduler: Sendable {
     /// whatever they are, so its effects come first too: what other clients asked for never makes
     /// a due timer wait behind it.
     public mutating func handle(turn events: some Sequence<SchedulerEvent>, at now: ClockReading, into effects: inout [SchedulerEffect]) {
+        listSliceWalked = false
         if let next = nextDeadline, next <= now.instant {
             fireDueTimers(at: now, into: &effects)
             forgetExpired(at: now, into: &effects)
@@ -69,8 +77,9 @@ public struct Scheduler: Sendable {
         }
     }
 
-    /// Handles one event and returns the effects it causes.
+    /// Handles one event as a turn of its own and returns the effects it causes.
     public mutating func handle(_ event: SchedulerEvent, at now: ClockReading) -> [SchedulerEffect] {
+        listSliceWalked = false
         var effects: [SchedulerEffect] = []
         handle(event, at: now, into: &effects)
         return effects
@@ -98,6 +107,7 @@ public struct Scheduler: Sendable {
             restore(records, at: now, into: &effects)
         case .reconfigure(let configuration):
             self.configuration = configuration
+            limitsChanged()
         case .continueLists:
             continueLists(at: now, into: &effects)
         case .networkChanged:
@@ -105,6 +115,7 @@ public struct Scheduler: Sendable {
         case .shutdown:
             shuttingDown = true
         }
+        if !ledger.freed.isEmpty { startWaitingJobs(at: now, into: &effects) }
         forgetExpired(at: now, into: &effects)
         if lists.isEmpty, table.order.wantsCompaction { table.compactOrder() }
         updateTimer(into: &effects)
@@ -153,5 +164,6 @@ public struct Scheduler: Sendable {
         for id in expired {
             forget(id, into: &effects)
         }
+        forgetOverOwnerRetention(into: &effects)
     }
 }

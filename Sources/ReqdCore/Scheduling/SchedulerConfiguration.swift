@@ -45,6 +45,8 @@ public struct SchedulerConfiguration: Sendable, Hashable {
     public var probeMaxNanos: Int64 = 30 * 1_000_000_000
     /// The most overdue HTTP starts per second per target (`CatchupPacer`); 0 sends them all at once.
     public var catchupRate: Int = 50
+    /// What each uid may hold at once.
+    public var userLimits = UserLimits()
     /// How long an identical `submit` returns the existing job, counted from its registration.
     public var dedupeWindowNanos: Int64 = 3_000_000_000
     /// The uid and pid of the daemon, shown in the summary.

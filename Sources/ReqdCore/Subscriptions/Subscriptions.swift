@@ -11,13 +11,19 @@ struct Subscriptions: Sendable {
     private var jobWatchers: [JobID: [Watcher]] = [:]
     private var scopeWatchers: [String: [Watcher]] = [:]
     private var waiters: [JobID: [(connection: ConnectionID, request: RequestID)]] = [:]
+    private var connectionsByUID: [UInt32: Int] = [:]
 
     /// The number of open connections.
     var count: Int { connections.count }
 
+    /// The number of open connections of `uid`.
+    func count(of uid: UInt32) -> Int { connectionsByUID[uid] ?? 0 }
+
     /// Registers a connection.
     mutating func open(_ connection: ConnectionID, peer: Peer) {
-        connections[connection] = ConnectionState(peer: peer)
+        if connections.updateValue(ConnectionState(peer: peer), forKey: connection) == nil {
+            connectionsByUID[peer.uid, default: 0] += 1
+        }
     }
 
     /// Who is on the other end of an open connection.
@@ -100,6 +106,7 @@ struct Subscriptions: Sendable {
     /// id order, for the caller to cancel.
     mutating func close(_ connection: ConnectionID) -> [JobID] {
         guard var state = connections.removeValue(forKey: connection) else { return [] }
+        connectionsByUID.countDown(state.peer.uid)
         _ = Self.detach(connection, tag: nil, from: &jobWatchers, subscriptions: &state.watchedJobs)
         _ = Self.detach(connection, tag: nil, from: &scopeWatchers, subscriptions: &state.watchedScopes)
         for id in state.waits.keys {

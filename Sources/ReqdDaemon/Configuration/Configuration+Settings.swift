@@ -86,6 +86,21 @@ extension Configuration {
         Setting(
             "request.dedupe_window", \.scheduler.dedupeWindowNanos, .duration(allowZero: true), .reload,
             "how long an identical `submit` returns the first job; `\"0s\"` turns dedupe off"),
+        Setting(
+            "limits.active_jobs_per_user", \.scheduler.userLimits.activeJobs, .integer(1...100_000_000), .reload,
+            "active jobs one uid may hold; beyond it, `quota_exceeded`"),
+        Setting(
+            "limits.connections_per_user", \.scheduler.userLimits.connections, .integer(1...1_000_000), .reload,
+            "connections one uid may have open; the next one gets `quota_exceeded` and is closed"),
+        Setting(
+            "limits.requests_in_flight_per_user", \.scheduler.userLimits.requestsInFlight, .integer(1...1_000_000), .reload,
+            "HTTP requests one uid may have on the wire; beyond it, jobs wait their turn (no attempt spent)"),
+        Setting(
+            "limits.retained_jobs_per_user", \.scheduler.userLimits.retainedJobs, .integer(0...100_000_000), .reload,
+            "ended jobs kept for one uid; beyond it, its oldest are forgotten"),
+        Setting(
+            "limits.apply_to_root", \.scheduler.userLimits.applyToRoot, .boolean, .reload,
+            "whether root is held to the `limits.*` too"),
     ]
 
     /// The settings by key.

@@ -53,6 +53,22 @@ extension Setting.Kind where Value == Int {
     }
 }
 
+extension Setting.Kind where Value == Bool {
+    /// `true` or `false` (also as a string from the environment or `--set`).
+    static var boolean: Self {
+        Self(
+            parse: { key, value throws(DaemonError) in
+                switch value {
+                case .boolean(let flag): return flag
+                case .string("true"): return true
+                case .string("false"): return false
+                default: throw .invalidSetting(key, "must be true or false")
+                }
+            },
+            show: { .boolean($0) })
+    }
+}
+
 extension Setting.Kind where Value == UInt32 {
     /// A file mode up to `0777`: an octal string such as `"0660"`, or a TOML integer (`0o660`).
     static var octalMode: Self {

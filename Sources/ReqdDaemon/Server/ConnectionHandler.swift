@@ -31,6 +31,9 @@ final class ConnectionHandler: ChannelDuplexHandler {
     private let loop: SchedulerLoop
     private let outbound: OutboundQueue
     private let yield: EventLoopYield
+    private let quota: ConnectionQuota
+    /// The uid `quota` counted this connection for, until it closes.
+    private var counted: UInt32?
     private let logger: Logger
     private let maxLineBytes: Int
     private let decoder = RequestDecoder()
@@ -46,10 +49,14 @@ final class ConnectionHandler: ChannelDuplexHandler {
     private var inputClosed = false
     private var closing = false
 
-    init(loop: SchedulerLoop, outbound: OutboundQueue, yield: EventLoopYield, maxLineBytes: Int, logger: Logger) {
+    init(
+        loop: SchedulerLoop, outbound: OutboundQueue, yield: EventLoopYield, quota: ConnectionQuota, maxLineBytes: Int,
+        logger: Logger
+    ) {
         self.loop = loop
         self.outbound = outbound
         self.yield = yield
+        self.quota = quota
         self.logger = logger
         self.maxLineBytes = maxLineBytes
     }
@@ -69,6 +76,11 @@ final class ConnectionHandler: ChannelDuplexHandler {
                 return
             }
             let peer = Peer(uid: credentials.uid, pid: credentials.pid)
+            if let refusal = self.quota.admit(peer.uid) {
+                self.refuse(refusal, context: context)
+                return
+            }
+            self.counted = peer.uid
             self.opened = true
             self.loop.open(self.connection, peer: peer, sink: ChannelSink(channel: channel, outbound: self.outbound))
             self.logger.debug(
@@ -108,6 +120,10 @@ final class ConnectionHandler: ChannelDuplexHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         while !frames.isEmpty { handOver(context: context) }
+        if let uid = counted {
+            counted = nil
+            quota.release(uid)
+        }
         if opened {
             opened = false
             loop.submit(.connectionClosed(connection))
@@ -185,6 +201,17 @@ final class ConnectionHandler: ChannelDuplexHandler {
         }
         if !requests.isEmpty { loop.handleNow(requests) }
         outbound.roundNow()
+    }
+
+    /// Answers a connection the quota refuses with one error line, then closes it; nothing it sends is read.
+    private func refuse(_ reason: String, context: ChannelHandlerContext) {
+        closing = true
+        logger.info("refused a connection over its user's limit: \(reason)", metadata: ["conn.id": "\(connection.rawValue)"])
+        let written = context.eventLoop.makePromise(of: Void.self)
+        let refusal = Response(id: nil, outcome: .failure(WireErrorMapping.connectionRefused(reason)))
+        outbound.send([.response(refusal)], to: context.channel, promise: written)
+        outbound.roundNow()
+        written.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
     }
 
     /// Closes the connection once the client has ended its input and nothing more is owed, after

@@ -53,7 +53,10 @@ final class SocketListener: Sendable {
                     let pipeline = channel.pipeline.syncOperations
                     try pipeline.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLineBytes: maxLineBytes)))
                     try pipeline.addHandler(MessageEncoder(logger: logger))
-                    try pipeline.addHandler(ConnectionHandler(loop: loop, outbound: outbound, yield: yield, maxLineBytes: maxLineBytes, logger: logger))
+                    try pipeline.addHandler(
+                        ConnectionHandler(
+                            loop: loop, outbound: outbound, yield: yield, quota: lineLimit.connections,
+                            maxLineBytes: maxLineBytes, logger: logger))
                 }
             }
         let channel: any Channel

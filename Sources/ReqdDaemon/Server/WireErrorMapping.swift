@@ -13,4 +13,9 @@ enum WireErrorMapping {
     static func lineTooLong(limit: Int) -> WireError {
         WireError(.lineTooLong, "the request line is longer than \(limit) bytes; it was discarded")
     }
+
+    /// A connection over `limits.connections_per_user`; `reason` names the limit and its value.
+    static func connectionRefused(_ reason: String) -> WireError {
+        WireError(.quotaExceeded, reason + "; this connection is closed")
+    }
 }

@@ -11,5 +11,6 @@ extension DaemonSummary {
         try container.encode(SortedJSONObject(members: jobs.mapValues { SortedJSONObject(members: $0) }), forKey: .jobs)
         try container.encode(connections, forKey: .connections)
         try container.encode(network, forKey: .network)
+        try container.encodeIfPresent(limits, forKey: .limits)
     }
 }

@@ -11,10 +11,13 @@ public struct DaemonSummary: Codable, Sendable, Hashable {
     public var connections: Int
     /// Whether request jobs wait for unreachable targets.
     public var network: NetworkSummary
+    /// The caller's use of its per-user limits.
+    public var limits: LimitsSummary?
 
     public init(
         version: String, protocolVersion: Int, pid: Int32?, startedAt: WallTime, uptimeMs: Int64,
-        jobs: [String: [String: Int]], connections: Int, network: NetworkSummary = NetworkSummary(state: .online)
+        jobs: [String: [String: Int]], connections: Int, network: NetworkSummary = NetworkSummary(state: .online),
+        limits: LimitsSummary? = nil
     ) {
         self.version = version
         self.protocolVersion = protocolVersion
@@ -24,6 +27,7 @@ public struct DaemonSummary: Codable, Sendable, Hashable {
         self.jobs = jobs
         self.connections = connections
         self.network = network
+        self.limits = limits
     }
 
     enum CodingKeys: String, CodingKey {
@@ -32,6 +36,6 @@ public struct DaemonSummary: Codable, Sendable, Hashable {
         case pid
         case startedAt = "started_at"
         case uptimeMs = "uptime_ms"
-        case jobs, connections, network
+        case jobs, connections, network, limits
     }
 }

@@ -26,6 +26,8 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable, Hashable {
     case unsupportedProtocol = "unsupported_protocol"
     /// The daemon holds as many jobs as its configuration allows.
     case tooManyJobs = "too_many_jobs"
+    /// The caller is at one of its per-user limits (`limits.*`); the message names it and its value.
+    case quotaExceeded = "quota_exceeded"
     /// The job could not be written to disk, so it was not accepted.
     case storageUnavailable = "storage_unavailable"
     /// The daemon is stopping and accepts no new work.

@@ -91,6 +91,13 @@ struct Status: ParsableCommand {
             let parts = states.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
             text += "\(kind.padding(12))\(parts.joined(separator: "   "))\n"
         }
+        if let limits = summary.limits {
+            let use = { (usage: LimitUsage) in "\(usage.used)/\(usage.limit)" }
+            text += "limits (uid \(limits.uid)\(limits.applies ? "" : ", not enforced")): active jobs \(use(limits.activeJobs)), "
+            text += "connections \(use(limits.connections)), requests in flight \(use(limits.requestsInFlight))"
+            text += limits.requestsWaiting > 0 ? " (\(limits.requestsWaiting) waiting)" : ""
+            text += ", retained jobs \(use(limits.retainedJobs))\n"
+        }
         return text
     }
 }

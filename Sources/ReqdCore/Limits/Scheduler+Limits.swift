@@ -1,0 +1,98 @@
+import ReqdProtocol
+
+/// Per-user limits (`UserLimits`): active jobs are refused beyond their quota, requests in flight
+/// wait their turn, retained jobs are forgotten oldest first, and `status` shows the caller's use.
+extension Scheduler {
+    /// Refuses one more active job of `owner` at its quota.
+    func checkActiveQuota(of owner: UInt32) throws(SchedulerError) {
+        let limits = configuration.userLimits
+        guard limits.apply(to: owner) else { return }
+        let active = table.jobs(ownedBy: owner, in: .active) + commits.stagedCount(ownedBy: owner)
+        guard active < limits.activeJobs else {
+            throw SchedulerError(
+                .quotaExceeded, "limits.active_jobs_per_user is \(limits.activeJobs), and uid \(owner) has \(active) active jobs")
+        }
+    }
+
+    /// Whether job `id`, about to start a request while its owner has every request slot in use,
+    /// must wait for one; if so it is put in line, and only its time limit stays on the timer.
+    mutating func waitsForRequestSlot(_ id: JobID, at now: ClockReading) -> Bool {
+        guard !ledger.isEmpty, let owner = table[id]?.owner else { return false }
+        let limits = configuration.userLimits
+        guard limits.apply(to: owner), ledger.inFlight(owner) >= limits.requestsInFlight, wouldSend(id, at: now) else {
+            return false
+        }
+        ledger.wait(id, owner: owner)
+        let timeLimit: Instant? =
+            switch id.kind {
+            case .poll?: table.polls[id]?.machine.deadline
+            case .group?: table.groups[id]?.machine.deadline
+            default: nil
+            }
+        if let timeLimit { timers.set(.job(id), priority: timeLimit) } else { timers.remove(.job(id)) }
+        return true
+    }
+
+    /// Whether advancing job `id` now would put a request on the wire; nothing changes.
+    private func wouldSend(_ id: JobID, at now: ClockReading) -> Bool {
+        switch id.kind {
+        case .request?:
+            guard let delivery = table.deliveries[id]?.machine else { return false }
+            return !delivery.held && !delivery.inFlight && delivery.nextAttempt <= now.instant
+        case .poll?:
+            guard let poll = table.polls[id]?.machine else { return false }
+            return !poll.inFlight && poll.nextStart <= now.instant && (poll.deadline.map { $0 > now.instant } ?? true)
+        case .group?:
+            guard var group = table.groups[id]?.machine else { return false }
+            let action = group.advance(id, at: now.instant, timeout: configuration.requestTimeoutNanos)
+            return action.wire.contains { if case .send = $0 { true } else { false } }
+        case .countdown?, nil:
+            return false
+        }
+    }
+
+    /// Starts the jobs that wait for a request slot their owners now have free, longest waiting first.
+    mutating func startWaitingJobs(at now: ClockReading, into effects: inout [SchedulerEffect]) {
+        startingWaitingJobs = true
+        defer { startingWaitingJobs = false }
+        var rounds = 0
+        while !ledger.freed.isEmpty, rounds < 64 {
+            rounds += 1
+            for owner in ledger.takeFreed() {
+                let limits = configuration.userLimits
+                while !limits.apply(to: owner) || ledger.inFlight(owner) < limits.requestsInFlight,
+                    let id = ledger.nextWaiting(owner)
+                {
+                    guard table[id]?.isActive == true else { continue }
+                    advance(id, at: now, into: &effects)
+                }
+            }
+        }
+    }
+
+    /// After a reload: limits may have grown, so every owner with jobs in line looks again.
+    mutating func limitsChanged() {
+        ledger.markWaitingFreed()
+    }
+
+    /// Forgets the ended jobs of owners over `limits.retained_jobs_per_user`, each one's oldest first.
+    mutating func forgetOverOwnerRetention(into effects: inout [SchedulerEffect]) {
+        let limits = configuration.userLimits
+        for id in table.overOwnerLimits({ limits.apply(to: $0) ? limits.retainedJobs : nil }) {
+            forget(id, into: &effects)
+        }
+    }
+
+    /// The caller's use of its limits, for the daemon summary.
+    func limitsSummary(for peer: Peer) -> LimitsSummary {
+        let limits = configuration.userLimits
+        let uid = peer.uid
+        return LimitsSummary(
+            uid: uid, applies: limits.apply(to: uid),
+            activeJobs: LimitUsage(used: table.jobs(ownedBy: uid, in: .active) + commits.stagedCount(ownedBy: uid), limit: limits.activeJobs),
+            connections: LimitUsage(used: subscriptions.count(of: uid), limit: limits.connections),
+            requestsInFlight: LimitUsage(used: ledger.inFlight(uid), limit: limits.requestsInFlight),
+            requestsWaiting: ledger.waitingCount(uid),
+            retainedJobs: LimitUsage(used: table.retainedJobs(ownedBy: uid), limit: limits.retainedJobs))
+    }
+}

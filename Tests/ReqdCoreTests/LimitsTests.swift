@@ -1,0 +1,128 @@
+import ReqdProtocol
+import Testing
+@testable import ReqdCore
+
+private let second = Harness.second
+
+@Suite("Per-user limits on the injected clock: active jobs, requests in flight, retained jobs")
+struct LimitsTests {
+    private static func limited(_ body: (inout UserLimits) -> Void) -> Harness {
+        var configuration = SchedulerConfiguration()
+        body(&configuration.userLimits)
+        return Harness(configuration: configuration)
+    }
+
+    private static func order(_ url: String = "https://api.example/orders") -> SubmitSpec {
+        SubmitSpec(
+            request: RequestSpec(method: "POST", url: url, body: "{}", maxAttempts: 3, backoffMinMs: 1_000, backoffMaxMs: 1_000),
+            dedupeWindowMs: 0)
+    }
+
+    private static func error(_ effects: [SchedulerEffect]) -> SchedulerError? {
+        guard case .failure(let error)? = effects.replies.first?.result else { return nil }
+        return error
+    }
+
+    @Test("a uid at limits.active_jobs_per_user is refused quota_exceeded naming the limit; nothing changes, and another uid still registers")
+    func activeJobs() throws {
+        var h = Self.limited { $0.activeJobs = 3 }
+        for index in 0..<3 { _ = h.countdown(key: "k\(index)", seconds: 60, ephemeral: true) }
+        let before = h.scheduler.activeJobCount
+        let refused = try #require(Self.error(h.request(.registerCountdown(CountdownSpec(key: "k3", durationMs: 60_000, ephemeral: true)))))
+        #expect(refused.code == .quotaExceeded)
+        #expect(refused.message.contains("limits.active_jobs_per_user is 3"))
+        #expect(h.scheduler.activeJobCount == before)
+        #expect(Self.error(h.request(.submit(Self.order())))?.code == .quotaExceeded)
+        // Replacing a job by its key adds none.
+        #expect(Self.error(h.request(.registerCountdown(CountdownSpec(key: "k0", durationMs: 60_000, ephemeral: true)))) == nil)
+        // Another user is not affected.
+        _ = h.countdown(key: "theirs", seconds: 60, ephemeral: true, connection: 2)
+        let summary = try #require(h.summary(uid: 1000)?.limits)
+        #expect(summary.activeJobs == LimitUsage(used: 3, limit: 3))
+        #expect(h.summary(uid: 1001)?.limits?.activeJobs.used == 1)
+    }
+
+    @Test("durable registrations waiting for their commit count against the quota")
+    func stagedCount() throws {
+        var h = Self.limited { $0.activeJobs = 2 }
+        h.autoCommit = false
+        _ = h.request(.registerCountdown(CountdownSpec(key: "a", durationMs: 60_000)))
+        _ = h.request(.registerCountdown(CountdownSpec(key: "b", durationMs: 60_000)))
+        #expect(Self.error(h.request(.registerCountdown(CountdownSpec(key: "c", durationMs: 60_000))))?.code == .quotaExceeded)
+        for token in h.pendingBarriers { _ = h.handle(.commitCompleted(token, failure: nil)) }
+        #expect(h.summary(uid: 1000)?.limits?.activeJobs.used == 2)
+    }
+
+    @Test("root is held to the limits unless limits.apply_to_root is off")
+    func root() throws {
+        var h = Self.limited { $0.activeJobs = 1 }
+        _ = h.countdown(key: "a", seconds: 60, ephemeral: true, connection: 3)
+        #expect(Self.error(h.request(.registerCountdown(CountdownSpec(key: "b", durationMs: 60_000, ephemeral: true)), connection: 3))?.code == .quotaExceeded)
+        var configuration = SchedulerConfiguration()
+        configuration.userLimits.activeJobs = 1
+        configuration.userLimits.applyToRoot = false
+        _ = h.handle(.reconfigure(configuration))
+        #expect(Self.error(h.request(.registerCountdown(CountdownSpec(key: "b", durationMs: 60_000, ephemeral: true)), connection: 3)) == nil)
+        #expect(h.summary(uid: 0)?.limits?.applies == false)
+    }
+
+    @Test("beyond limits.requests_in_flight_per_user jobs wait their turn, in order, spending no attempt; another uid's requests go at once")
+    func requestsInFlight() throws {
+        var h = Self.limited { $0.requestsInFlight = 2 }
+        var sends: [HTTPSend] = []
+        var ids: [JobID] = []
+        for _ in 0..<5 {
+            let (reply, effects) = h.submitted(Self.order())
+            ids.append(JobID(reply.job.id))
+            sends += effects.sends
+        }
+        #expect(sends.map(\.job) == Array(ids.prefix(2)))
+        let waiting = try #require(h.scheduler.job(ids[4])?.delivery)
+        #expect(waiting.attempts == 0)
+        let usage = try #require(h.summary(uid: 1000)?.limits)
+        #expect(usage.requestsInFlight == LimitUsage(used: 2, limit: 2))
+        #expect(usage.requestsWaiting == 3)
+        // Another user is not held back by this one's line.
+        #expect(h.submitted(Self.order(), connection: 2).effects.sends.count == 1)
+        // A cancelled waiting job gives up its place.
+        _ = h.request(.cancel(JobSelector(job: ids[2].rawValue)))
+        var started: [JobID] = []
+        while let send = sends.first {
+            sends.removeFirst()
+            let effects = h.handle(.httpFinished(send.job, attempt: send.attempt, .response(HTTPAnswer(status: 200))))
+            started += effects.sends.map(\.job)
+            sends += effects.sends
+        }
+        #expect(started == [ids[3], ids[4]], "in the order they came to wait")
+        for id in [ids[0], ids[1], ids[3], ids[4]] { #expect(h.scheduler.job(id)?.state == .succeeded) }
+        #expect(h.summary(uid: 1000)?.limits?.requestsInFlight.used == 0)
+    }
+
+    @Test("an aborted request frees its slot once, even when its late answer arrives afterwards")
+    func abortFreesOnce() throws {
+        var h = Self.limited { $0.requestsInFlight = 1 }
+        let first = h.submitted(Self.order())
+        let second = h.submitted(Self.order())
+        let third = h.submitted(Self.order())
+        #expect(second.effects.sends.isEmpty && third.effects.sends.isEmpty)
+        let cancelled = h.request(.cancel(JobSelector(job: first.reply.job.id)))
+        #expect(cancelled.sends.map(\.job.rawValue) == [second.reply.job.id])
+        let send = try #require(first.effects.sends.first)
+        let late = h.handle(.httpFinished(send.job, attempt: send.attempt, .failure("cancelled")))
+        #expect(late.sends.isEmpty, "the late answer of the aborted request frees nothing")
+        #expect(h.summary(uid: 1000)?.limits?.requestsInFlight.used == 1)
+    }
+
+    @Test("beyond limits.retained_jobs_per_user a user's oldest ended jobs are forgotten; another user's stay")
+    func retained() throws {
+        var h = Self.limited { $0.retainedJobs = 2 }
+        let theirs = h.countdown(key: "theirs", seconds: 1, ephemeral: true, connection: 2).id
+        let mine = (0..<5).map { h.countdown(key: "k\($0)", seconds: Int64(2 + $0), ephemeral: true).id }
+        for _ in 0..<6 { _ = h.fireAtArmedDeadline() }
+        h.advance(second)
+        _ = h.handle(.timerFired)
+        #expect(mine.map { h.scheduler.job($0) != nil } == [false, false, false, true, true])
+        #expect(h.scheduler.job(theirs)?.state == .expired)
+        #expect(h.summary(uid: 1000)?.limits?.retainedJobs == LimitUsage(used: 2, limit: 2))
+    }
+}
