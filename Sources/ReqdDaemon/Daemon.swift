@@ -59,6 +59,7 @@ public final class Daemon: Sendable {
         }
         parts = started
 
+        for note in configuration.notes { logger.warning("\(note)") }
         if let interval = notifier.watchdogIntervalNanos() {
             loop.enableWatchdog(intervalNanos: interval)
         }
@@ -81,6 +82,7 @@ public final class Daemon: Sendable {
             state.configuration = reload.running
             return reload
         }
+        for note in configuration.notes { logger.warning("\(note)") }
         levelControl?.current = running.logLevel
         lineLimit.bytes.store(running.maxLineBytes, ordering: .relaxed)
         lineLimit.pendingBytes.store(running.maxPendingBytes, ordering: .relaxed)

@@ -64,6 +64,7 @@ struct ReqdCommand: ParsableCommand {
             FileHandle.standardError.write(Data("reqd: invalid configuration: \(error.message)\n".utf8))
             throw ExitCode(78)  // EX_CONFIG
         }
+        for note in configuration.notes { FileHandle.standardError.write(Data("reqd: \(note)\n".utf8)) }
         if checkConfig {
             print("configuration OK")
             return

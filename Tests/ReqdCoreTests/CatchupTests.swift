@@ -113,4 +113,21 @@ struct CatchupTests {
         #expect(Set(sent.map(\.send.job)) == Set(ids))
         #expect(sent.map { $0.at.nanoseconds(since: restartedAt) } == (0..<10).map { Int64($0) * 20 * ms })
     }
+
+    @Test("durable hooks of on-time expiries are not paced, however long their commit takes")
+    func slowCommitIsNotOverdue() {
+        var configuration = SchedulerConfiguration()
+        configuration.userLimits.requestsInFlight = 1_000
+        var h = Harness(configuration: configuration)
+        for index in 0..<100 { _ = h.request(.registerCountdown(Self.hooked("k\(index)", url: "https://hooks.example/done"))) }
+        h.autoCommit = false
+        for token in h.pendingBarriers { _ = h.handle(.commitCompleted(token, failure: nil)) }
+        h.pendingBarriers = []
+        let fired = h.fireAtArmedDeadline()
+        #expect(fired.events(.expired).count == 100)
+        h.advance(5 * second)
+        var sends = 0
+        for token in h.pendingBarriers { sends += h.handle(.commitCompleted(token, failure: nil)).sends.count }
+        #expect(sends == 100)
+    }
 }

@@ -125,4 +125,70 @@ struct LimitsTests {
         #expect(h.scheduler.job(theirs)?.state == .expired)
         #expect(h.summary(uid: 1000)?.limits?.retainedJobs == LimitUsage(used: 2, limit: 2))
     }
+
+    @Test("a group waiting for a slot still times out its members on the wire, which frees their slots")
+    func waitingGroupKeepsTimeouts() throws {
+        var h = Self.limited { $0.requestsInFlight = 2 }
+        let members = (0..<4).map { RequestSpec(method: "GET", url: "https://api.example/m/\($0)", maxAttempts: 1) }
+        let (group, registered) = h.group(GroupSpec(members: members, concurrency: 2))
+        #expect(registered.sends.count == 2)
+        // A request of the same user takes no slot (both are in use): the group's next member,
+        // after one answer, must wait too.
+        let first = try #require(registered.sends.first)
+        _ = h.submitted(Self.order())
+        let answered = h.answer(first, status: 200)
+        #expect(answered.sends.count == 1, "the freed slot goes to the request that waited first")
+        #expect(h.summary(uid: 1000)?.limits?.requestsWaiting == 1)
+        // The member still out times out on the timer, though the group waits.
+        let timedOut = h.fireAtArmedDeadline()
+        #expect(timedOut.aborts.contains { $0.0 == group })
+        #expect(h.now.instant.nanoseconds(since: Harness().now.instant) <= SchedulerConfiguration().requestTimeoutNanos + second)
+    }
+
+    @Test("a probe of an unreachable target goes even when its owner has every slot in use")
+    func probeIgnoresSlots() throws {
+        var h = Self.limited { $0.requestsInFlight = 1 }
+        let down = "http://10.77.0.1:8080/orders"
+        let held = h.submitted(Self.order(down))
+        _ = h.unreachable(try #require(held.effects.sends.first))
+        let busy = h.submitted(Self.order())
+        #expect(busy.effects.sends.count == 1, "the one slot is in use")
+        let probe = h.handle(.networkChanged)
+        #expect(probe.sends.map(\.job.rawValue) == [held.reply.job.id])
+    }
+
+    @Test("lowering limits.retained_jobs_per_user by reload forgets the excess at once; a retried job counts from its last end")
+    func retainedReloadAndRetry() throws {
+        var h = Harness()
+        let ids = (0..<4).map { h.countdown(key: "k\($0)", seconds: Int64(1 + $0), ephemeral: true).id }
+        for _ in 0..<4 { _ = h.fireAtArmedDeadline() }
+        #expect(h.summary(uid: 1000)?.limits?.retainedJobs.used == 4)
+        var configuration = SchedulerConfiguration()
+        configuration.userLimits.retainedJobs = 2
+        _ = h.handle(.reconfigure(configuration))
+        #expect(ids.map { h.scheduler.job($0) != nil } == [false, false, true, true])
+    }
+
+    @Test("a request job retried and ended again is kept by its last end, not its first")
+    func retriedKeepsItsLastEnd() throws {
+        var h = Self.limited { $0.retainedJobs = 2 }
+        let failing = SubmitSpec(
+            request: RequestSpec(method: "POST", url: "https://api.example/a", body: "{}", maxAttempts: 1), dedupeWindowMs: 0)
+        let (retried, sent) = h.submitted(failing)
+        _ = h.handle(.httpFinished(try #require(sent.sends.first).job, attempt: 1, .response(HTTPAnswer(status: 400))))
+        #expect(h.scheduler.job(JobID(retried.job.id))?.state == .failed)
+        h.advance(second)
+        let x = h.countdown(key: "x", seconds: 1, ephemeral: true).id
+        _ = h.fireAtArmedDeadline()
+        h.advance(second)
+        let again = h.request(.retry(RetryRequest(job: retried.job.id)))
+        _ = h.handle(.httpFinished(try #require(again.sends.first).job, attempt: 1, .response(HTTPAnswer(status: 200))))
+        h.advance(second)
+        _ = h.countdown(key: "y", seconds: 1, ephemeral: true)
+        _ = h.fireAtArmedDeadline()
+        // Three ended, two kept: the oldest by last end (x) goes; the retried job's first end does not count.
+        #expect(h.scheduler.job(JobID(retried.job.id))?.state == .succeeded)
+        #expect(h.scheduler.job(x) == nil)
+        #expect(h.summary(uid: 1000)?.limits?.retainedJobs.used == 2)
+    }
 }

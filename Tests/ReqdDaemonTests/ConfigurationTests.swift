@@ -104,6 +104,16 @@ struct ConfigurationTests {
         }
     }
 
+    @Test("a file written for an earlier version, with request.resume_spread, still loads: the key is ignored with a note")
+    func retiredKey() throws {
+        let directory = TemporaryDirectory()
+        let file = write("[request]\nresume_spread = \"1s\"\ncatchup_rate = 7\n", in: directory)
+        let loaded = try ConfigurationLoader(file: file, environment: [:], overrides: [("request.resume_spread", "2s")]).load()
+        #expect(loaded.scheduler.catchupRate == 7)
+        #expect(loaded.notes.count == 1)
+        #expect(loaded.notes.first?.contains("request.catchup_rate") == true)
+    }
+
     @Test("file, then environment, then flags, each overriding the one before")
     func precedence() throws {
         let directory = TemporaryDirectory()

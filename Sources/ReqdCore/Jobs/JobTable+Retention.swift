@@ -3,8 +3,9 @@ extension JobTable {
     /// Starts an ended job's retention.
     mutating func retain(_ id: JobID, endedAt: Instant) {
         retained.append((id, endedAt))
-        if let owner = self[id]?.owner {
-            retainedByOwner[owner, default: OwnerRetention()].append(id)
+        if let header = self[id] {
+            let owner = header.owner
+            retainedByOwner[owner, default: OwnerRetention()].append(id, endedAt: header.endedAt)
             retentionGrew.insert(owner)
             // Entries of jobs already forgotten (by age, or the daemon-wide limit) leave from the
             // front, so the list stays about as long as what the owner keeps.
@@ -20,10 +21,16 @@ extension JobTable {
         for owner in retentionGrew {
             guard let max = limit(owner) else { continue }
             var kept = retainedJobs(ownedBy: owner)
-            while kept > max, let id = retainedByOwner[owner]?.popFirst() {
-                guard let header = self[id], header.state != .active, header.state != .dead else { continue }
+            while kept > max, let (id, endedAt) = retainedByOwner[owner]?.popFirst() {
+                // An entry left by an end that `retry` undid since does not count.
+                guard let header = self[id], header.state != .active, header.state != .dead, header.endedAt == endedAt
+                else { continue }
                 due.append(id)
                 kept -= 1
+                // Its entry in the daemon-wide list stays behind: mark it stale, so it counts
+                // against no one's `maxRetained`.
+                staleRetained[id, default: 0] += 1
+                staleRetainedCount += 1
             }
             if retainedByOwner[owner]?.isEmpty == true { retainedByOwner[owner] = nil }
         }

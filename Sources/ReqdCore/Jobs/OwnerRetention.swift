@@ -1,22 +1,24 @@
+import ReqdProtocol
+
 /// One owner's ended jobs in the order they ended, for the per-user retention limit.
 ///
 /// Entries are not removed when a job is forgotten another way or put back by `retry`; whoever
-/// pops one checks that the job is still there and still ended.
+/// pops one checks that the job is still there and still ended at the same time.
 struct OwnerRetention: Sendable {
-    private var ids: [JobID] = []
+    private var ids: [(id: JobID, endedAt: WallTime?)] = []
     private var head = 0
 
     /// Whether no entry is left.
     var isEmpty: Bool { head == ids.count }
 
     /// The oldest entry.
-    var first: JobID? { head < ids.count ? ids[head] : nil }
+    var first: JobID? { head < ids.count ? ids[head].id : nil }
 
-    /// Adds the job that ended last.
-    mutating func append(_ id: JobID) { ids.append(id) }
+    /// Adds the job that ended last, with when it ended.
+    mutating func append(_ id: JobID, endedAt: WallTime?) { ids.append((id, endedAt)) }
 
     /// Takes the oldest entry.
-    mutating func popFirst() -> JobID? {
+    mutating func popFirst() -> (id: JobID, endedAt: WallTime?)? {
         guard head < ids.count else { return nil }
         let id = ids[head]
         head += 1

@@ -15,22 +15,35 @@ extension Scheduler {
     }
 
     /// Whether job `id`, about to start a request while its owner has every request slot in use,
-    /// must wait for one; if so it is put in line, and only its time limit stays on the timer.
+    /// must wait for one; if so it is put in line, and only what must still fire while it waits
+    /// stays on the timer: its time limit, and the request timeouts of a group's members on the wire.
+    ///
+    /// A network probe never waits: every user's held jobs for its target wait for it.
     mutating func waitsForRequestSlot(_ id: JobID, at now: ClockReading) -> Bool {
         guard !ledger.isEmpty, let owner = table[id]?.owner else { return false }
         let limits = configuration.userLimits
-        guard limits.apply(to: owner), ledger.inFlight(owner) >= limits.requestsInFlight, wouldSend(id, at: now) else {
-            return false
-        }
+        guard limits.apply(to: owner), ledger.inFlight(owner) >= limits.requestsInFlight, !isProbe(id),
+            wouldSend(id, at: now)
+        else { return false }
         ledger.wait(id, owner: owner)
-        let timeLimit: Instant? =
+        let stillDue: Instant? =
             switch id.kind {
             case .poll?: table.polls[id]?.machine.deadline
-            case .group?: table.groups[id]?.machine.deadline
+            case .group?: table.groups[id].map { slot in
+                let group = slot.machine
+                let timeouts = group.members.compactMap { $0.wire != nil ? $0.delivery.requestDeadline : nil }
+                return ([group.deadline].compactMap { $0 } + timeouts.filter { $0 > now.instant }).min()
+            } ?? nil
             default: nil
             }
-        if let timeLimit { timers.set(.job(id), priority: timeLimit) } else { timers.remove(.job(id)) }
+        if let stillDue { timers.set(.job(id), priority: stillDue) } else { timers.remove(.job(id)) }
         return true
+    }
+
+    /// Whether `id` is out as the probe of an unreachable target.
+    private func isProbe(_ id: JobID) -> Bool {
+        guard !network.isEmpty, let origin = table.deliveries[id]?.machine.origin else { return false }
+        return network.targets[origin]?.probe == id
     }
 
     /// Whether advancing job `id` now would put a request on the wire; nothing changes.
@@ -53,8 +66,6 @@ extension Scheduler {
 
     /// Starts the jobs that wait for a request slot their owners now have free, longest waiting first.
     mutating func startWaitingJobs(at now: ClockReading, into effects: inout [SchedulerEffect]) {
-        startingWaitingJobs = true
-        defer { startingWaitingJobs = false }
         var rounds = 0
         while !ledger.freed.isEmpty, rounds < 64 {
             rounds += 1
@@ -70,9 +81,11 @@ extension Scheduler {
         }
     }
 
-    /// After a reload: limits may have grown, so every owner with jobs in line looks again.
+    /// After a reload: limits may have grown or shrunk, so every owner with jobs in line, or with
+    /// ended jobs kept, is looked at again.
     mutating func limitsChanged() {
         ledger.markWaitingFreed()
+        table.retentionGrew.formUnion(table.retainedByOwner.keys)
     }
 
     /// Forgets the ended jobs of owners over `limits.retained_jobs_per_user`, each one's oldest first.

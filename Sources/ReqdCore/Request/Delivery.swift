@@ -32,6 +32,9 @@ public struct Delivery: Sendable, Hashable {
     public var requestDeadline: Instant?
     /// When the next attempt starts, while none is out.
     public var nextAttempt: Instant
+    /// Started by an expiry that fired more than a second late (after downtime): its first attempt
+    /// waits for a catch-up slot (`CatchupPacer`) however it comes to start.
+    public var catchUp = false
     public var lastStatus: Int?
     public var lastError: String?
 

@@ -1,12 +1,20 @@
-/// Overdue HTTP work and `CatchupPacer`: a request or poll job about to start work that fell due
-/// more than a second ago waits for its target's next slot instead.
+/// Overdue HTTP work and `CatchupPacer`: a request or poll job whose timer starts work that fell
+/// due more than a second ago, or an `on_expire` request of a late expiry, waits for its target's
+/// next slot instead.
 extension Scheduler {
     /// Moves an overdue attempt of request job `id` to its slot; true when it must wait for it.
     mutating func paceOverdueRequest(_ id: JobID, at now: Instant) -> Bool {
-        guard !startingWaitingJobs, let slot = table.deliveries[id], slot.header.isActive else { return false }
+        guard let slot = table.deliveries[id], slot.header.isActive else { return false }
         let delivery = slot.machine
-        guard !delivery.held, !delivery.inFlight, delivery.nextAttempt <= now else { return false }
-        let at = catchup.slot(for: delivery.origin, due: delivery.nextAttempt, at: now, rate: configuration.catchupRate)
+        guard startingOnTimer || delivery.catchUp, !delivery.held, !delivery.inFlight, delivery.nextAttempt <= now else {
+            return false
+        }
+        let rate = configuration.catchupRate
+        let at =
+            delivery.catchUp
+            ? catchup.take(delivery.origin, at: now, rate: rate)
+            : catchup.slot(for: delivery.origin, due: delivery.nextAttempt, at: now, rate: rate)
+        table.deliveries[id]?.machine.catchUp = false
         guard at > now else { return false }
         table.deliveries[id]?.machine.nextAttempt = at
         timers.set(.job(id), priority: at)
@@ -15,7 +23,7 @@ extension Scheduler {
 
     /// Moves an overdue request of poll job `id` to its slot; true when it must wait for it.
     mutating func paceOverduePoll(_ id: JobID, at now: Instant) -> Bool {
-        guard !startingWaitingJobs, let slot = table.polls[id], slot.header.isActive else { return false }
+        guard startingOnTimer, let slot = table.polls[id], slot.header.isActive else { return false }
         let poll = slot.machine
         guard !poll.inFlight, poll.nextStart <= now, poll.deadline.map({ $0 > now }) ?? true else { return false }
         let origin = String(RequestURL.origin(poll.request.url))

@@ -88,10 +88,10 @@ extension Scheduler {
         var spawned: Job?
         if var report = end.report, let parent = table[id] {
             if let body = reportBody(of: id, state: end.state) { report.request.body = body }
-            // An expiry's request was due at the deadline, however late the expiry fired: after
-            // downtime it is overdue, and waits for a catch-up slot (`CatchupPacer`).
-            let due = table.countdowns[id].map { min($0.machine.deadline, now.instant) } ?? now.instant
-            let job = spawnedJob(report, of: parent, due: due, at: now)
+            // The request of an expiry that fired more than a second late (after downtime) is
+            // overdue, and waits for a catch-up slot (`CatchupPacer`) even once its commit is done.
+            let late = table.countdowns[id].map { now.instant.nanoseconds(since: $0.machine.deadline) > CatchupPacer.overdueAfter }
+            let job = spawnedJob(report, of: parent, catchUp: late ?? false, at: now)
             table.countdowns[id]?.machine.spawned = job.id
             table.groups[id]?.machine.spawned = job.id
             spawned = job
@@ -113,11 +113,12 @@ extension Scheduler {
 
     /// The request job another job's end starts (a countdown's `on_expire`, a group's
     /// `on_complete`, a request's `on_success` or `on_failure`): owned by the same uid, in the same
-    /// scope, as durable as its parent. Its first attempt is due at `due`.
-    mutating func spawnedJob(_ template: Delivery, of parent: JobHeader, due: Instant, at now: ClockReading) -> Job {
+    /// scope, as durable as its parent; `catchUp` when it is overdue work.
+    mutating func spawnedJob(_ template: Delivery, of parent: JobHeader, catchUp: Bool, at now: ClockReading) -> Job {
         var delivery = template
         delivery.parent = parent.id
-        delivery.nextAttempt = due
+        delivery.nextAttempt = now.instant
+        delivery.catchUp = catchUp
         var job = newJob(owner: parent.owner, key: nil, scope: parent.scope, ephemeral: !parent.durable, work: .request(delivery), at: now)
         job.addIdempotencyKey()
         return job

@@ -57,6 +57,8 @@ extension Scheduler {
             action = table.groups[id]?.machine.timerFired(at: now, random: &random, configuration: configuration)
         }
         guard let action else { return }
+        startingOnTimer = true
+        defer { startingOnTimer = false }
         perform(action, for: id, at: now, into: &effects)
         advance(id, at: now, into: &effects)
     }

@@ -39,9 +39,10 @@ public struct Scheduler: Sendable {
     var catchup = CatchupPacer()
     /// Requests on the wire by owner, and the jobs waiting for one of their owner's slots.
     var ledger = WireLedger()
-    /// True while jobs that waited for a request slot start: they are late because of the user's
-    /// own limit, not because of downtime, so they take no catch-up slot.
-    var startingWaitingJobs = false
+    /// True while the timer starts a job's work: only then is a start more than a second late
+    /// overdue work (`CatchupPacer`). A start after a slow commit, or after a wait for one of
+    /// the user's request slots, is late for another reason, and takes no catch-up slot.
+    var startingOnTimer = false
 
     var timers = IndexedMinHeap<TimerKey, Instant>()
     /// The instant the daemon's timer is armed for, as the effects left it.
@@ -69,6 +70,7 @@ public struct Scheduler: Sendable {
         listSliceWalked = false
         if let next = nextDeadline, next <= now.instant {
             fireDueTimers(at: now, into: &effects)
+            if !ledger.freed.isEmpty { startWaitingJobs(at: now, into: &effects) }
             forgetExpired(at: now, into: &effects)
             updateTimer(into: &effects)
         }

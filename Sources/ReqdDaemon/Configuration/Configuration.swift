@@ -19,6 +19,15 @@ public struct Configuration: Sendable, Equatable {
     public var scheduler = SchedulerConfiguration()
     /// The HTTP client's timeouts and limits.
     public var http = HTTPSettings()
+    /// Warnings about what was read, such as a retired key that is ignored; the daemon logs them.
+    public var notes: [String] = []
+
+    /// Keys that earlier versions took, and why each is now ignored: a file written for them
+    /// still starts the daemon.
+    static let retiredKeys = [
+        "request.resume_spread":
+            "request.resume_spread is ignored: held jobs now resume at request.catchup_rate per second per target"
+    ]
 
     /// The embedded defaults.
     public init() {}
@@ -41,8 +50,13 @@ public struct Configuration: Sendable, Equatable {
         "REQD_" + String(key.uppercased().map { $0 == "." ? "_" : $0 })
     }
 
-    /// Sets one key from a value of the file or a string from the environment or a flag.
+    /// Sets one key from a value of the file or a string from the environment or a flag; a
+    /// retired key only leaves a note.
     mutating func set(_ key: String, _ value: TOMLSubset.Value) throws(DaemonError) {
+        if let note = Self.retiredKeys[key] {
+            if !notes.contains(note) { notes.append(note) }
+            return
+        }
         guard let setting = Self.settingsByKey[key] else { throw .unknownSetting(key) }
         try setting.set(value, in: &self)
     }

@@ -45,7 +45,9 @@ public struct ConfigurationLoader: Sendable {
             }
         }
         for (key, value) in overrides {
-            guard Configuration.settingsByKey[key] != nil else { throw .unknownSetting(key) }
+            guard Configuration.settingsByKey[key] != nil || Configuration.retiredKeys[key] != nil else {
+                throw .unknownSetting(key)
+            }
             do {
                 try configuration.set(key, .string(value))
             } catch {
