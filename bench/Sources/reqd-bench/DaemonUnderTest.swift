@@ -14,7 +14,7 @@ final class DaemonUnderTest {
         process.arguments = [
             "--socket", socket, "--state-dir", directory + "/state", "--log-level", "warning", "--log-target", "stderr",
             "--set", "jobs.max_retained=2000000", "--set", "jobs.max_active=5000000",
-        ] + extraArguments
+        ] + BenchLimits.arguments(for: binary) + extraArguments
         try process.run()
         for _ in 0..<300 {
             if (try? BenchSocket(path: socket)) != nil { return }

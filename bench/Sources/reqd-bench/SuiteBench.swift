@@ -134,7 +134,7 @@ private func restartToReady(count: Int) throws {
     process.arguments = [
         "--socket", kept + "/reqd.sock", "--state-dir", kept, "--log-level", "warning", "--log-target", "stderr",
         "--set", "jobs.max_active=5000000",
-    ]
+    ] + BenchLimits.arguments(for: reqdPath)
     var environment = ProcessInfo.processInfo.environment
     environment["NOTIFY_SOCKET"] = notifyPath
     process.environment = environment
