@@ -19,7 +19,7 @@ extension JobTable {
         guard !retentionGrew.isEmpty else { return [] }
         var due: [JobID] = []
         for owner in retentionGrew {
-            guard let max = limit(owner) else { continue }
+            guard let max = limit(owner), retainedJobs(ownedBy: owner) > max else { continue }
             var kept = retainedJobs(ownedBy: owner)
             while kept > max, let (id, endedAt) = retainedByOwner[owner]?.popFirst() {
                 // An entry left by an end that `retry` undid since does not count.

@@ -30,6 +30,10 @@ struct JobTable: Sendable {
     private(set) var counts: [UInt32: [JobKind: [JobState: Int]]] = [:]
     /// Jobs that have not ended.
     private(set) var liveJobs = 0
+    /// The same, by owner, and each owner's ended jobs that retention keeps: the per-user limits
+    /// read them on every registration and every end.
+    private var activeByOwner: [UInt32: Int] = [:]
+    private var retainedCountByOwner: [UInt32: Int] = [:]
     /// Ended jobs in the order they ended, for retention. They are forgotten as events arrive,
     /// not by the timer, so an idle daemon never wakes up just to forget old jobs.
     var retained: [(id: JobID, endedAt: Instant)] = []
@@ -202,21 +206,23 @@ struct JobTable: Sendable {
         return byKind
     }
 
-    /// `owner`'s jobs in `state`, of every kind.
-    func jobs(ownedBy owner: UInt32, in state: JobState) -> Int {
-        counts[owner]?.values.reduce(0) { $0 + ($1[state] ?? 0) } ?? 0
-    }
+    /// `owner`'s active jobs, of every kind.
+    func activeJobs(ownedBy owner: UInt32) -> Int { activeByOwner[owner] ?? 0 }
 
     /// `owner`'s ended jobs that retention keeps: every end but `dead` (dead letters have their own).
-    func retainedJobs(ownedBy owner: UInt32) -> Int {
-        counts[owner]?.values.reduce(0) { total, states in
-            total + states.reduce(0) { $0 + ($1.key == .active || $1.key == .dead ? 0 : $1.value) }
-        } ?? 0
-    }
+    func retainedJobs(ownedBy owner: UInt32) -> Int { retainedCountByOwner[owner] ?? 0 }
 
     mutating func adjustCount(owner: UInt32, kind: JobKind, state: JobState, by delta: Int) {
         counts[owner, default: [:]][kind, default: [:]][state, default: 0] += delta
-        if state == .active { liveJobs += delta }
+        switch state {
+        case .active:
+            liveJobs += delta
+            activeByOwner[owner, default: 0] += delta
+        case .dead:
+            break
+        default:
+            retainedCountByOwner[owner, default: 0] += delta
+        }
     }
 
     /// Runs `body` on a job's header in place, in its kind's table.

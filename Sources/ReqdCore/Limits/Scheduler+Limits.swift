@@ -7,7 +7,7 @@ extension Scheduler {
     func checkActiveQuota(of owner: UInt32) throws(SchedulerError) {
         let limits = configuration.userLimits
         guard limits.apply(to: owner) else { return }
-        let active = table.jobs(ownedBy: owner, in: .active) + commits.stagedCount(ownedBy: owner)
+        let active = table.activeJobs(ownedBy: owner) + commits.stagedCount(ownedBy: owner)
         guard active < limits.activeJobs else {
             throw SchedulerError(
                 .quotaExceeded, "limits.active_jobs_per_user is \(limits.activeJobs), and uid \(owner) has \(active) active jobs")
@@ -102,7 +102,7 @@ extension Scheduler {
         let uid = peer.uid
         return LimitsSummary(
             uid: uid, applies: limits.apply(to: uid),
-            activeJobs: LimitUsage(used: table.jobs(ownedBy: uid, in: .active) + commits.stagedCount(ownedBy: uid), limit: limits.activeJobs),
+            activeJobs: LimitUsage(used: table.activeJobs(ownedBy: uid) + commits.stagedCount(ownedBy: uid), limit: limits.activeJobs),
             connections: LimitUsage(used: subscriptions.count(of: uid), limit: limits.connections),
             requestsInFlight: LimitUsage(used: ledger.inFlight(uid), limit: limits.requestsInFlight),
             requestsWaiting: ledger.waitingCount(uid),
