@@ -59,8 +59,19 @@ extension Daemon {
                     + "with an empty store, or put back a copy")
         }
         loop.attach(store: store)
-        let executor = HTTPExecutor(settings: configuration.http) { [weak loop] job, attempt, outcome in
-            loop?.submit(.httpFinished(job, attempt: attempt, outcome))
+        let executor: HTTPExecutor
+        do {
+            executor = try HTTPExecutor(settings: configuration.http, policy: configuration.scheduler.targetPolicy) {
+                [weak loop] job, attempt, outcome in loop?.submit(.httpFinished(job, attempt: attempt, outcome))
+            }
+        } catch {
+            throw DaemonError(.httpSetupFailed, "cannot start the target gate for http.deny on 127.0.0.1: \(error)")
+        }
+        let policy = configuration.scheduler.targetPolicy
+        if policy.isActive {
+            logger.info(
+                "target policy on: every connection is checked against http.deny and http.allow",
+                metadata: ["http.deny": "\(policy.deny.joined(separator: ", "))", "http.allow": "\(policy.allow.joined(separator: ", "))"])
         }
         parts.executor = executor
         loop.attach(executor: executor)

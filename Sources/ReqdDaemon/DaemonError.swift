@@ -13,6 +13,7 @@ public struct DaemonError: Error, Sendable, CustomStringConvertible {
             case stateDirectoryUnusable, stateDirectoryLocked, storageFailed
             case storeOpenFailed, storeWriteFailed, storeFull, storeDamaged, unsupportedStoreVersion
             case configurationUnreadable, malformedConfiguration, unknownSetting, invalidSetting
+            case httpSetupFailed
         }
 
         private let kind: Kind
@@ -27,6 +28,8 @@ public struct DaemonError: Error, Sendable, CustomStringConvertible {
         public static let socketPathInUse = Code(.socketPathInUse)
         /// The socket, its directory or its permissions could not be set up.
         public static let socketSetupFailed = Code(.socketSetupFailed)
+        /// The HTTP client's target gate could not listen on loopback.
+        public static let httpSetupFailed = Code(.httpSetupFailed)
         /// The state directory cannot be created or used.
         public static let stateDirectoryUnusable = Code(.stateDirectoryUnusable)
         /// Another daemon holds the state directory's lock.

@@ -139,6 +139,26 @@ struct SubmitBinaryTests {
         }
     }
 
+    @Test("a config file's http.deny: a literal denied address exits 11 with denied_target; a name denied at its attempt ends failed, exit 2")
+    func targetPolicy() throws {
+        let server = try makeServer()
+        defer { server.shutdown() }
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let config = directory + "/reqd.toml"
+        try "[http]\ndeny = [\n  \"127.0.0.0/8\",\n  \"::1/128\",\n]\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(directory: directory, extraArguments: ["--config", config])
+        defer { daemon.stop() }
+        let literal = try Binaries.client(["submit", "GET", server.url("/orders"), "--wait"], socket: daemon.socket)
+        #expect(literal.status == 11, "\(literal.stderr)")
+        #expect(literal.stderr.contains("denied_target"), "\(literal.stderr)")
+        #expect(literal.stderr.contains("127.0.0.1 is in 127.0.0.0/8"), "\(literal.stderr)")
+        let named = try Binaries.client(["submit", "GET", "http://localhost:\(server.port)/orders", "--wait"], socket: daemon.socket)
+        #expect(named.status == 2, "\(named.stdout) \(named.stderr)")
+        #expect((named.stdout + named.stderr).contains("denied_target: "), "\(named.stdout) \(named.stderr)")
+        #expect(server.connectionCount == 0)
+    }
+
     @Test("reqd-client --bind-connection: killing the client with SIGKILL cancels the job, and the server stops receiving")
     func killedClient() throws {
         try withServerAndDaemon { server, daemon in

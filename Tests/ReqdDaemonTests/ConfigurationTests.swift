@@ -170,6 +170,9 @@ struct ConfigurationTests {
         ("[poll]\nmax_failures = 0\n", "poll.max_failures"),
         ("[request]\nmax_attempts = 0\n", "request.max_attempts"),
         ("[request]\nbackoff_min = \"10m\"\nbackoff_max = \"1m\"\n", "request.backoff_max"),
+        ("[http]\ndeny = [\"10.0.0.0/8\", \"intranet\"]\n", "http.deny"),
+        ("[http]\nallow = [\"10.0.0.0/99\"]\n", "http.allow"),
+        ("[http]\ndeny = [\"10.0.0.0/8\",\n  \"fe80::/10\"\n", "http.deny"),
     ])
     func invalidSettingNamesKey(text: String, key: String) {
         let directory = TemporaryDirectory()
@@ -180,6 +183,21 @@ struct ConfigurationTests {
             guard let error = error as? DaemonError else { return false }
             return error.key == key && error.message.contains(key)
         }
+    }
+
+    @Test("arrays of strings, on one line or several with comments, set the target policy; --set takes them comma-separated")
+    func stringArrays() throws {
+        let directory = TemporaryDirectory()
+        let file = write(
+            "[http]\nallow = [\"*.corp.example\"]\ndeny = [\"169.254.0.0/16\", # metadata\n  \"fe80::/10\",\n\n  \"10.0.0.0/8\",\n]\n",
+            in: directory)
+        let loaded = try ConfigurationLoader(file: file, environment: [:]).load()
+        #expect(loaded.scheduler.targetPolicy.allow == ["*.corp.example"])
+        #expect(loaded.scheduler.targetPolicy.deny == ["169.254.0.0/16", "fe80::/10", "10.0.0.0/8"])
+        #expect(loaded.scheduler.targetPolicy.isActive)
+        var configuration = Configuration()
+        try configuration.set("http.deny", .string("127.0.0.0/8, ::1"))
+        #expect(configuration.scheduler.targetPolicy.deny == ["127.0.0.0/8", "::1"])
     }
 
     @Test("a malformed line is reported with its line number")
@@ -248,6 +266,8 @@ struct ConfigurationTests {
             candidates = [.integer(number + 1), .integer(number - 1)]
         case .boolean(let flag):
             candidates = [.boolean(!flag)]
+        case .strings:
+            candidates = [.strings(["10.0.0.0/8", "fe80::/10"])]
         default:
             candidates = ["/srv/reqd", "0600", "debug", "stderr", "5ms", "7s"].map { .string($0) }
         }
@@ -268,6 +288,7 @@ struct ConfigurationTests {
         case .integer(let number): "\(number)"
         case .float(let number): "\(number)"
         case .boolean(let flag): "\(flag)"
+        case .strings(let strings): strings.joined(separator: ", ")
         }
     }
 }

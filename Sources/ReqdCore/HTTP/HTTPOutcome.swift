@@ -8,4 +8,7 @@ public enum HTTPOutcome: Sendable, Hashable {
     /// name resolution failing for now (EAI_AGAIN). Request jobs hold on it without spending an
     /// attempt; other kinds count it as a failure.
     case unreachable(String)
+    /// The target policy refused every connection the request needed (`TargetPolicy.Denial.jobError`);
+    /// nothing was sent. It is not retried: the same request meets the same policy.
+    case denied(String)
 }

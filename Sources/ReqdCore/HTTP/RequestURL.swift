@@ -23,7 +23,25 @@ public enum RequestURL {
         guard !url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else {
             throw refuse("it contains spaces or control characters")
         }
-        let rest = url[separator.upperBound...]
+        let (host, port) = try authority(of: url[separator.upperBound...], refuse)
+        guard !host.isEmpty, host != "[]" else { throw refuse("it has no host") }
+        if let port {
+            guard let number = Int(port), (1...65535).contains(number) else { throw refuse("the port is not 1 to 65535") }
+        }
+    }
+
+    /// The host a URL names, without brackets around an IPv6 literal; `url` must have passed `validate`.
+    public static func host(_ url: String) -> Substring {
+        guard let separator = url.firstRange(of: "://"),
+            let host = try? authority(of: url[separator.upperBound...], { _ in SchedulerError(.badURL, "") }).host
+        else { return "" }
+        return host.hasPrefix("[") ? host.dropFirst().dropLast() : host
+    }
+
+    /// The host (IPv6 literals keep their brackets) and the port text of what follows `://`.
+    private static func authority(
+        of rest: Substring, _ refuse: (String) -> SchedulerError
+    ) throws(SchedulerError) -> (host: Substring, port: Substring?) {
         let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
         var authority = rest[..<authorityEnd]
         if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
@@ -41,10 +59,7 @@ public enum RequestURL {
             host = authority[..<colon]
             port = authority[authority.index(after: colon)...]
         }
-        guard !host.isEmpty, host != "[]" else { throw refuse("it has no host") }
-        if let port {
-            guard let number = Int(port), (1...65535).contains(number) else { throw refuse("the port is not 1 to 65535") }
-        }
+        return (host, port)
     }
 
     /// The URL as the dedupe fingerprint sees it: scheme and host in lower case, no default port,

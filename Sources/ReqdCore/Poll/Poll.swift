@@ -109,7 +109,7 @@ public struct Poll: Sendable, Hashable {
         let started = lastStart ?? now
         var finished = Finished(step: .next, answer: nil, failure: nil, advanced: false, staleProgress: nil)
         switch outcome {
-        case .failure(let message), .unreachable(let message):
+        case .failure(let message), .unreachable(let message), .denied(let message):
             finished.failure = message
         case .response(let response):
             finished.answer = response
@@ -142,6 +142,8 @@ public struct Poll: Sendable, Hashable {
         }
         if satisfied {
             finished.step = .succeeded
+        } else if case .denied(let message) = outcome {
+            finished.step = .failed(message)
         } else if failures >= maxFailures {
             finished.step = .failed("\(failures) polls in a row failed; the last: \(finished.failure ?? "unknown")")
         } else if let maxPolls, polls >= maxPolls {

@@ -77,7 +77,8 @@ public struct Delivery: Sendable, Hashable {
         case succeeded
         /// Failed in a way worth another attempt, which `nextAttempt` plans.
         case retry(String)
-        /// Failed for good: a 4xx other than 429, or the last attempt failed (`exhausted`).
+        /// Failed for good: a 4xx other than 429, the target policy refused it, or the last attempt
+        /// failed (`exhausted`).
         case failed(String, exhausted: Bool)
         /// The network to the target is unreachable; the attempt did not count.
         case held(String)
@@ -102,6 +103,8 @@ public struct Delivery: Sendable, Hashable {
             return (.held(why), nil)
         case .failure(let why), .unreachable(let why):
             (failure, retryable) = (why, true)
+        case .denied(let why):
+            (failure, retryable) = (why, false)
         case .response(let response):
             answer = response
             lastStatus = response.status

@@ -37,9 +37,17 @@ extension SchedulerConfiguration {
         return nanos
     }
 
-    /// A request a client described, validated, with its body within the configured limit.
+    /// A request a client described, validated, with its body within the configured limit and,
+    /// when its host is a literal address, the target policy allowing it. A host name is checked
+    /// at each attempt instead, against every address it then resolves to.
     func validatedRequest(method: String?, url: String, headers: [String]?, body: String?) throws(SchedulerError) -> HTTPRequestSpec {
         let request = try HTTPRequestSpec.validated(method: method, url: url, headers: headers, body: body)
+        if targetPolicy.isActive {
+            let host = RequestURL.host(url)
+            if let address = IPAddress(host), let denial = targetPolicy.denial(host: host, addresses: [address]) {
+                throw SchedulerError(.deniedTarget, "the target policy refuses '\(url.prefix(200))': \(denial)")
+            }
+        }
         if let body = request.body, body.count > maxRequestBodyBytes {
             throw SchedulerError(.badField, "'body' is larger than \(maxRequestBodyBytes) bytes")
         }

@@ -47,6 +47,8 @@ public struct SchedulerConfiguration: Sendable, Hashable {
     public var catchupRate: Int = 50
     /// What each uid may hold at once.
     public var userLimits = UserLimits()
+    /// Which addresses requests may go to (`http.allow`, `http.deny`).
+    public var targetPolicy = TargetPolicy()
     /// How long an identical `submit` returns the existing job, counted from its registration.
     public var dedupeWindowNanos: Int64 = 3_000_000_000
     /// The uid and pid of the daemon, shown in the summary.

@@ -1,4 +1,5 @@
 import Logging
+import ReqdCore
 
 extension Configuration {
     /// Every setting, in the order `config/reqd.toml` and the README's table list them.
@@ -54,6 +55,12 @@ extension Configuration {
             "http.max_connections_per_host", \.http.maxConnectionsPerHost, .integer(1...10_000), .restart,
             "connections per host; more requests wait in a FIFO"),
         Setting("http.threads", \.http.threads, .integer(1...64), .restart, "the HTTP client's event-loop threads"),
+        Setting(
+            "http.allow", \.scheduler.targetPolicy.allow, .list { entries throws(SchedulerError) in try TargetPolicy.check(allow: entries, deny: []) },
+            .restart, "ranges and host names (`*.example.com`) excepted from `http.deny`; the most specific entry wins"),
+        Setting(
+            "http.deny", \.scheduler.targetPolicy.deny, .list { entries throws(SchedulerError) in try TargetPolicy.check(allow: [], deny: entries) },
+            .restart, "CIDR ranges requests may not connect to, checked on every address a name resolves to; refused: `denied_target`"),
         Setting("poll.min_every", \.scheduler.minPollEveryNanos, .duration(), .reload, "the smallest `--every`"),
         Setting(
             "poll.max_failures", \.scheduler.defaultMaxFailures, .integer(1...1_000_000), .reload,

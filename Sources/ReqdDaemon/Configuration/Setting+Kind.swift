@@ -1,3 +1,5 @@
+import Foundation
+import ReqdCore
 import ReqdProtocol
 
 extension Setting {
@@ -21,7 +23,7 @@ extension Setting.Kind where Value == Int64 {
                 case .string(let text): nanos = DurationText.parseNanoseconds(text)
                 case .integer(let seconds): nanos = DurationText.fromSeconds(Double(seconds))
                 case .float(let seconds): nanos = DurationText.fromSeconds(seconds)
-                case .boolean: nanos = nil
+                case .boolean, .strings: nanos = nil
                 }
                 guard let nanos, allowZero ? nanos >= 0 : nanos > 0 else {
                     throw .invalidSetting(
@@ -132,6 +134,26 @@ extension Setting.Kind where Value: RawRepresentable<String> & CaseIterable {
                 return choice
             },
             show: { .string($0.rawValue) })
+    }
+}
+
+extension Setting.Kind where Value == [String] {
+    /// A list of strings: a TOML array, or one string of comma-separated entries (from `--set` or
+    /// the environment). `check` refuses the first entry it cannot read.
+    static func list(_ check: @escaping @Sendable ([String]) throws(SchedulerError) -> Void) -> Self {
+        Self(
+            parse: { key, value throws(DaemonError) in
+                let entries: [String]
+                switch value {
+                case .strings(let strings): entries = strings.map { $0.trimmingCharacters(in: .whitespaces) }
+                case .string(let text):
+                    entries = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+                default: throw .invalidSetting(key, "must be an array of strings such as [\"10.0.0.0/8\"]")
+                }
+                do throws(SchedulerError) { try check(entries) } catch { throw .invalidSetting(key, error.message) }
+                return entries
+            },
+            show: { .strings($0) })
     }
 }
 

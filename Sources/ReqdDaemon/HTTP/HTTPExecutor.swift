@@ -11,7 +11,8 @@ import Synchronization
 ///
 /// It holds no job state: it starts what it is told, reports each end through `onFinish`, and
 /// keeps only the handles it needs to cancel a request on the wire. Connections are pooled per
-/// host; TLS uses the system trust store.
+/// host; TLS uses the system trust store. With a target policy, every connection goes through
+/// the `TargetGate`, and a refusal there ends the request `denied`.
 ///
 /// At most `maxConnectionsPerHost` requests per host are handed to the client at once; the rest
 /// wait here in a plain FIFO. Queued inside the client, each would cost a timer and its
@@ -39,15 +40,19 @@ public final class HTTPExecutor: Sendable {
     }
 
     private let client: HTTPClient
+    private let gate: TargetGate?
     private let group: MultiThreadedEventLoopGroup
     private let settings: HTTPSettings
     private let state = Mutex(State())
     private let onFinish: @Sendable (JobID, UInt32, HTTPOutcome) -> Void
 
-    /// Creates the client and its event loops.
+    /// Creates the client and its event loops, and the target gate when `policy` can refuse anything.
     ///
     /// - Parameter onFinish: called from an event loop when a request ends, however it ends.
-    public init(settings: HTTPSettings, onFinish: @escaping @Sendable (JobID, UInt32, HTTPOutcome) -> Void) {
+    public init(
+        settings: HTTPSettings, policy: TargetPolicy = TargetPolicy(),
+        onFinish: @escaping @Sendable (JobID, UInt32, HTTPOutcome) -> Void
+    ) throws {
         self.settings = settings
         self.onFinish = onFinish
         group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, settings.threads))
@@ -60,6 +65,20 @@ public final class HTTPExecutor: Sendable {
             timeout: .init(connect: .nanoseconds(settings.connectTimeoutNanos), read: .nanoseconds(settings.readTimeoutNanos)),
             connectionPool: pool, decompression: .disabled)
         configuration.httpVersion = .automatic
+        if policy.isActive {
+            let gate: TargetGate
+            do {
+                gate = try TargetGate(policy: policy, settings: settings, group: group)
+            } catch {
+                try? group.syncShutdownGracefully()
+                throw error
+            }
+            configuration.proxy = .server(
+                host: "127.0.0.1", port: gate.port, authorization: .basic(username: "reqd", password: gate.checkpoint.password))
+            self.gate = gate
+        } else {
+            gate = nil
+        }
         client = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: configuration)
     }
 
@@ -99,8 +118,8 @@ public final class HTTPExecutor: Sendable {
         let key = Attempt(job: send.job, attempt: send.attempt)
         // No per-request deadline here: the scheduler times requests out from its own heap and
         // aborts them. A deadline per request would put one timer per queued request in NIO.
-        let task = client.execute(
-            request: request, delegate: ResponseAccumulator(request: request, maxBodySize: settings.maxResponseBytes))
+        let delegate = HopRecordingDelegate(request: request, maxBodySize: settings.maxResponseBytes)
+        let task = client.execute(request: request, delegate: delegate)
         state.withLock { $0.slots[key] = .running(task) }
         let (parseJSON, keepHeaders) = (send.parseJSON, send.keepHeaders)
         task.futureResult.whenComplete { result in
@@ -111,8 +130,7 @@ public final class HTTPExecutor: Sendable {
             case .success(let response):
                 self.onFinish(key.job, key.attempt, .response(Self.answer(response, parseJSON: parseJSON, keepHeaders: keepHeaders)))
             case .failure(let error):
-                let why = Self.describe(error, settings: self.settings)
-                self.onFinish(key.job, key.attempt, Self.isUnreachable(error) ? .unreachable(why) : .failure(why))
+                self.onFinish(key.job, key.attempt, self.outcome(of: error, lastHop: delegate.lastHop))
             }
         }
     }
@@ -132,6 +150,22 @@ public final class HTTPExecutor: Sendable {
         if let next { start(next, host: host) }
     }
 
+    /// What a failed request comes to; a refusal by the gate is looked up there by the last hop.
+    private func outcome(of error: any Error, lastHop: String?) -> HTTPOutcome {
+        if let gate, let client = error as? HTTPClientError,
+            client == .invalidProxyResponse || client == .proxyAuthenticationRequired, let lastHop
+        {
+            switch gate.takeFailure(for: lastHop) {
+            case .denied(let denial): return .denied(denial.jobError)
+            case .unreachable(let why): return .unreachable(why)
+            case .failed(let why): return .failure(why)
+            case nil: return .failure("the target gate gave no connection to \(lastHop)")
+            }
+        }
+        let why = Self.describe(error, settings: settings)
+        return Self.isUnreachable(error) ? .unreachable(why) : .failure(why)
+    }
+
     /// Cancels a request: on the wire when it is out, from the queue when it waits. Its end is not reported.
     public func abort(job: JobID, attempt: UInt32) {
         let slot = state.withLock { $0.slots.removeValue(forKey: Attempt(job: job, attempt: attempt)) }
@@ -146,6 +180,7 @@ public final class HTTPExecutor: Sendable {
         }
         for case .running(let task) in slots { task.cancel() }
         try? client.syncShutdown()
+        gate?.close()
         try? group.syncShutdownGracefully()
     }
 
@@ -178,7 +213,7 @@ public final class HTTPExecutor: Sendable {
             switch client {
             case .deadlineExceeded, .readTimeout:
                 return "nothing read for \(DurationText.format(nanoseconds: settings.readTimeoutNanos))"
-            case .connectTimeout:
+            case .connectTimeout, .httpProxyHandshakeTimeout:
                 return "could not connect within \(DurationText.format(nanoseconds: settings.connectTimeoutNanos))"
             case .remoteConnectionClosed:
                 return "the server closed the connection before answering"

@@ -28,6 +28,8 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable, Hashable {
     case tooManyJobs = "too_many_jobs"
     /// The caller is at one of its per-user limits (`limits.*`); the message names it and its value.
     case quotaExceeded = "quota_exceeded"
+    /// The target policy (`http.allow`, `http.deny`) refuses the URL's address.
+    case deniedTarget = "denied_target"
     /// The job could not be written to disk, so it was not accepted.
     case storageUnavailable = "storage_unavailable"
     /// The daemon is stopping and accepts no new work.

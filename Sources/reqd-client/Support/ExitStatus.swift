@@ -16,7 +16,7 @@ enum ExitStatus {
     static let jobDead: Int32 = 5
     /// No such job (`unknown_job`).
     static let unknownJob: Int32 = 10
-    /// The daemon refused the request's values (`bad_field`, `missing_field`, `bad_duration`, ...).
+    /// The daemon refused the request's values (`bad_field`, `missing_field`, `bad_duration`, `denied_target`, ...).
     static let invalidRequest: Int32 = 11
     /// The daemon cannot take the work now (`too_many_jobs`, `quota_exceeded`, `storage_unavailable`, `shutting_down`).
     static let unavailable: Int32 = 12
@@ -35,7 +35,7 @@ enum ExitStatus {
     static func forError(_ code: ErrorCode) -> Int32 {
         switch code {
         case .unknownJob: unknownJob
-        case .badField, .missingField, .unknownField, .conflictingFields, .badDuration, .badURL, .badCondition:
+        case .badField, .missingField, .unknownField, .conflictingFields, .badDuration, .badURL, .badCondition, .deniedTarget:
             invalidRequest
         case .tooManyJobs, .quotaExceeded, .storageUnavailable, .shuttingDown: unavailable
         case .badJSON, .unknownOperation, .lineTooLong, .unsupportedProtocol: protocolMismatch

@@ -4,7 +4,7 @@ import NIOHTTP1
 import NIOPosix
 import Synchronization
 
-/// A real HTTP/1.1 server on 127.0.0.1 for tests, in the test process.
+/// A real HTTP/1.1 server on a loopback address for tests, in the test process.
 ///
 /// A handler decides each answer: its status, body, delay, or closing the connection without
 /// one. The server records every request with the times it started and ended (on the monotonic
@@ -63,33 +63,42 @@ public final class TestHTTPServer: Sendable {
     private let group: MultiThreadedEventLoopGroup
     private let channel: any Channel
     private let state: Mutex<[Record]>
+    private let recorder: Recorder
     /// The port the server listens on.
     public let port: Int
+    /// The address it listens on.
+    public let host: String
 
-    /// Starts a server on an ephemeral port of 127.0.0.1.
-    public init(handler: @escaping Handler) throws {
+    /// Starts a server on an ephemeral port of `host` (any loopback address, 127.0.0.1 unless told).
+    public init(host: String = "127.0.0.1", handler: @escaping Handler) throws {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let state = Mutex<[Record]>([])
         self.state = state
         self.group = group
+        self.host = host
         let recorder = Recorder(server: nil)
+        self.recorder = recorder
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(ChannelOptions.backlog, value: 256)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
+                recorder.accepted.add(1, ordering: .relaxed)
+                return channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
                     try channel.pipeline.syncOperations.addHandler(Connection(recorder: recorder, handler: handler))
                 }
             }
-        channel = try bootstrap.bind(host: "127.0.0.1", port: 0).wait()
+        channel = try bootstrap.bind(host: host, port: 0).wait()
         port = channel.localAddress?.port ?? 0
         recorder.server.withLock { $0 = self }
     }
 
     /// A URL on this server.
-    public func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+    public func url(_ path: String) -> String { "http://\(host):\(port)\(path)" }
+
+    /// Connections accepted so far, whether or not a request came on them.
+    public var connectionCount: Int { recorder.accepted.load(ordering: .relaxed) }
 
     /// Every request so far, in the order they arrived.
     public var records: [Record] { state.withLock { $0 } }

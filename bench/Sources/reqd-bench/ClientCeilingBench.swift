@@ -9,9 +9,10 @@ import Synchronization
 /// The HTTP client's own ceiling, without the daemon: `--connections` request loops against one
 /// URL, each starting its next request the moment the previous one ends.
 ///
-/// Two rows: a bare AsyncHTTPClient configured as reqd configures it (one event-loop thread, a
-/// pool of 64 connections), and reqd's `HTTPExecutor` on top of it. They bound what poll jobs can
-/// reach through the one shared AsyncHTTPClient the daemon is built on.
+/// Three rows: a bare AsyncHTTPClient configured as reqd configures it (one event-loop thread, a
+/// pool of 64 connections), reqd's `HTTPExecutor` on top of it, and the executor with a target
+/// policy (`http.deny = ["10.0.0.0/8"]`), so every connection goes through the `TargetGate`. They
+/// bound what poll jobs can reach through the one shared AsyncHTTPClient the daemon is built on.
 func clientCeilingBench() {
     do {
         guard let url = option("--url") else { throw BenchError("give --url http://127.0.0.1:PORT/PATH") }
@@ -24,6 +25,10 @@ func clientCeilingBench() {
         print(row("bare AsyncHTTPClient", connections, bare))
         let executor = try executorRate(url: url, connections: connections, threads: threads, seconds: seconds)
         print(row("reqd HTTPExecutor", connections, executor))
+        var policy = TargetPolicy()
+        policy.deny = ["10.0.0.0/8"]
+        let gated = try executorRate(url: url, connections: connections, threads: threads, seconds: seconds, policy: policy)
+        print(row("reqd HTTPExecutor, through the target gate", connections, gated))
         print("CLIENT_RATE=\(Int(bare.rate))")
         print("EXECUTOR_RATE=\(Int(executor.rate))")
     } catch {
@@ -89,7 +94,9 @@ private func bareClientRate(url: String, connections: Int, threads: Int, seconds
     }
 }
 
-private func executorRate(url: String, connections: Int, threads: Int, seconds: Double) throws -> LoopResult {
+private func executorRate(
+    url: String, connections: Int, threads: Int, seconds: Double, policy: TargetPolicy = TargetPolicy()
+) throws -> LoopResult {
     var settings = HTTPSettings()
     settings.threads = threads
     settings.maxConnectionsPerHost = connections
@@ -97,7 +104,7 @@ private func executorRate(url: String, connections: Int, threads: Int, seconds: 
     let stop = Atomic(false)
     let holder = Mutex<HTTPExecutor?>(nil)
     let request = HTTPRequestSpec(method: "GET", url: url)
-    let executor = HTTPExecutor(settings: settings) { job, attempt, outcome in
+    let executor = try HTTPExecutor(settings: settings, policy: policy) { job, attempt, outcome in
         if case .response = outcome { count.add(1, ordering: .relaxed) }
         guard !stop.load(ordering: .relaxed), let executor = holder.withLock({ $0 }) else { return }
         executor.execute(HTTPSend(job: job, attempt: attempt &+ 1, request: request, parseJSON: true))

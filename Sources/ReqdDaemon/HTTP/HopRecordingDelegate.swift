@@ -1,0 +1,70 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import Synchronization
+
+/// Collects a response as `ResponseAccumulator` does and remembers where the request went last:
+/// its URL, or the target of the last redirect it was told to follow.
+///
+/// When the target gate refuses a connection the client reports only that the proxy said no; the
+/// last hop names the `host:port` whose refusal the gate recorded.
+final class HopRecordingDelegate: HTTPClientResponseDelegate {
+    typealias Response = HTTPClient.Response
+
+    private let inner: ResponseAccumulator
+    private let hop: Mutex<String?>
+
+    init(request: HTTPClient.Request, maxBodySize: Int) {
+        inner = ResponseAccumulator(request: request, maxBodySize: maxBodySize)
+        hop = Mutex(Self.hostPort(request.url))
+    }
+
+    /// `host:port` of the last place the request went or was redirected to.
+    var lastHop: String? { hop.withLock { $0 } }
+
+    /// `host:port` of a URL, with the scheme's port when it names none; the host as the client
+    /// puts it in a `CONNECT`.
+    static func hostPort(_ url: URL) -> String? {
+        guard let host = url.host?.lowercased() else { return nil }
+        let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
+        return "\(bare):\(url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80))"
+    }
+
+    func didVisitURL(task: HTTPClient.Task<Response>, _ request: HTTPClient.Request, _ head: HTTPResponseHead) {
+        if (300..<400).contains(head.status.code), let location = head.headers.first(name: "location"),
+            let next = URL(string: location, relativeTo: request.url)?.absoluteURL
+        {
+            hop.withLock { $0 = Self.hostPort(next) }
+        }
+        inner.didVisitURL(task: task, request, head)
+    }
+
+    func didSendRequestHead(task: HTTPClient.Task<Response>, _ head: HTTPRequestHead) {
+        inner.didSendRequestHead(task: task, head)
+    }
+
+    func didSendRequestPart(task: HTTPClient.Task<Response>, _ part: IOData) {
+        inner.didSendRequestPart(task: task, part)
+    }
+
+    func didSendRequest(task: HTTPClient.Task<Response>) {
+        inner.didSendRequest(task: task)
+    }
+
+    func didReceiveHead(task: HTTPClient.Task<Response>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+        inner.didReceiveHead(task: task, head)
+    }
+
+    func didReceiveBodyPart(task: HTTPClient.Task<Response>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+        inner.didReceiveBodyPart(task: task, buffer)
+    }
+
+    func didReceiveError(task: HTTPClient.Task<Response>, _ error: any Error) {
+        inner.didReceiveError(task: task, error)
+    }
+
+    func didFinishRequest(task: HTTPClient.Task<Response>) throws -> Response {
+        try inner.didFinishRequest(task: task)
+    }
+}
