@@ -43,7 +43,7 @@ struct TargetPolicyTests {
         #expect(policy.denial(of: try Self.address("169.255.0.1")) == nil)
         #expect(TargetPolicy().denial(host: "metadata", addresses: [try Self.address("169.254.169.254")]) == nil)
         // IPv6 forms that carry an IPv4 address are checked as that address too.
-        for carrier in ["64:ff9b::a9fe:a9fe", "::169.254.169.254", "2002:a9fe:a9fe::1"] {
+        for carrier in ["64:ff9b::a9fe:a9fe", "64:ff9b:1::a9fe:a9fe", "::ffff:0:a9fe:a9fe", "::169.254.169.254", "2002:a9fe:a9fe::1"] {
             let denial = policy.denial(of: try Self.address(carrier))
             #expect(denial?.range.description == "169.254.0.0/16", "\(carrier)")
             #expect(denial?.description == "\(try Self.address(carrier)) leads to 169.254.169.254, which is in 169.254.0.0/16, which http.deny refuses")

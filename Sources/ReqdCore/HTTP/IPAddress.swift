@@ -33,15 +33,19 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
     public var isV4: Bool { bytes.starts(with: Self.mappedPrefix) }
 
     /// Other addresses a connection to this one may really reach, which the policy checks too:
-    /// - the IPv4 address inside an IPv6 one that carries it: NAT64 (`64:ff9b::/96`),
-    ///   IPv4-compatible (`::a.b.c.d`) and 6to4 (`2002:aabb:ccdd::/48`);
+    /// - the IPv4 address inside an IPv6 one that carries it: NAT64 (`64:ff9b::/96`, and the
+    ///   local-use `64:ff9b:1::/48` with the address in its last 32 bits), IPv4-translated
+    ///   (`::ffff:0:a.b.c.d`), IPv4-compatible (`::a.b.c.d`) and 6to4 (`2002:aabb:ccdd::/48`);
     /// - loopback for the unspecified address (`0.0.0.0`, `::`), which Linux connects to itself.
     public var reachable: [IPAddress] {
         var zeros = 0
         while zeros < 16, bytes[zeros] == 0 { zeros += 1 }
         if zeros == 16 { return [Self(bytes: [UInt8](repeating: 0, count: 15) + [1])!, Self(bytes: [127, 0, 0, 1])!] }
         if isV4, bytes[12...] == [0, 0, 0, 0] { return [Self(bytes: [127, 0, 0, 1])!] }
-        if bytes.starts(with: [0, 0x64, 0xff, 0x9b]) && bytes[4..<12].allSatisfy({ $0 == 0 }) || zeros >= 12 && zeros < 15 {
+        let nat64 = bytes.starts(with: [0, 0x64, 0xff, 0x9b]) && bytes[4..<12].allSatisfy({ $0 == 0 })
+        let localNAT64 = bytes.starts(with: [0, 0x64, 0xff, 0x9b, 0, 1])
+        let translated = zeros >= 8 && bytes[8..<12] == [0xff, 0xff, 0, 0]
+        if nat64 || localNAT64 || translated || zeros >= 12 && zeros < 15 {
             return [Self(bytes: Array(bytes[12...]))!]
         }
         if bytes.starts(with: [0x20, 0x02]) { return [Self(bytes: Array(bytes[2..<6]))!] }

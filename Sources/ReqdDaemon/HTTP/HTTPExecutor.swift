@@ -155,7 +155,7 @@ public final class HTTPExecutor: Sendable {
         if let gate, let client = error as? HTTPClientError,
             client == .invalidProxyResponse || client == .proxyAuthenticationRequired, let lastHop
         {
-            switch gate.takeFailure(for: lastHop) {
+            switch gate.failure(for: lastHop) {
             case .denied(let denial): return .denied(denial.jobError)
             case .unreachable(let why): return .unreachable(why)
             case .failed(let why): return .failure(why)

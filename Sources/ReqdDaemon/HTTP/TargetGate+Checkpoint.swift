@@ -47,7 +47,7 @@ extension TargetGate {
 
         /// Remembers why a tunnel to `hostPort` was refused.
         func record(_ failure: Failure, for hostPort: String) {
-            failures.withLock { $0.append(failure, for: hostPort.lowercased()) }
+            failures.withLock { $0.record(failure, for: hostPort.lowercased(), now: .now()) }
         }
 
         /// Resolves `host`, checks every address against the policy, and connects to the checked
@@ -72,8 +72,10 @@ extension TargetGate {
                 if let denial = policy.denial(host: host, addresses: checked) {
                     return loop.makeSucceededFuture(.refused(.denied(denial)))
                 }
+                // Sooner than the client's own deadline (which also covers the way to the gate), so
+                // the gate's finding, such as no route to the target, reaches the job.
                 return ClientBootstrap(group: loop)
-                    .connectTimeout(.nanoseconds(settings.connectTimeoutNanos))
+                    .connectTimeout(.nanoseconds(settings.connectTimeoutNanos / 5 * 4))
                     .channelOption(.allowRemoteHalfClosure, value: true)
                     .channelOption(.autoRead, value: false)
                     .resolver(CheckedResolver(addresses: addresses, loop: loop))

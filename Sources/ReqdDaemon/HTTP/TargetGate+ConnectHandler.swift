@@ -77,6 +77,8 @@ extension TargetGate {
                 case .connected(let peer):
                     self.splice(context: context, to: peer)
                 case .refused(let failure):
+                    // A client that gave up already never reads it: it would explain a later failure.
+                    guard case .connecting = self.state, context.channel.isActive else { return }
                     self.checkpoint.record(failure, for: hostPort)
                     if case .denied = failure {
                         self.refuse(.forbidden, context: context)
@@ -105,7 +107,10 @@ extension TargetGate {
                     // This handler first: the decoder hands on any bytes it holds when it goes.
                     sync.removeHandler(context: context, promise: nil)
                     sync.removeHandler(self.encoder, promise: nil)
-                    sync.removeHandler(self.decoder, promise: nil)
+                    // Bytes the decoder held reach the target when it goes; send them on.
+                    let decoderRemoved = context.eventLoop.makePromise(of: Void.self)
+                    sync.removeHandler(self.decoder, promise: decoderRemoved)
+                    decoderRemoved.futureResult.whenComplete { _ in peer.flush() }
                     // The target's connection read nothing until its tunnel end was in place.
                     peer.setOption(.autoRead, value: true).whenFailure { _ in peer.close(promise: nil) }
                 } catch {

@@ -1,36 +1,31 @@
 import NIOCore
 
 extension TargetGate {
-    /// The gate's refusals not yet read, per `host:port`, oldest first; at most `capacity` in all.
+    /// The gate's last refusal per `host:port`, kept for `lifetime`, at most `capacity` targets.
     ///
-    /// Each refusal is read once, by the request it refused (or, when two to one target are
-    /// refused together, by one of the two: the reasons are the same). Past the capacity the
-    /// oldest are dropped, so refusals nobody reads (their request was aborted) cannot pile up.
+    /// When one connection to a target is refused, the HTTP client fails every request waiting for
+    /// that target with the same "proxy refused", so each of them reads the same, latest record.
     struct FailureLog {
-        private var entries: [String: CircularBuffer<(sequence: UInt64, failure: Failure)>] = [:]
-        /// Every entry's key and sequence number, oldest first.
-        private var order = CircularBuffer<(key: String, sequence: UInt64)>()
-        private var nextSequence: UInt64 = 0
+        private var entries: [String: (failure: Failure, at: NIODeadline)] = [:]
         static let capacity = 1_024
+        /// How long a refusal explains a failed request: far longer than the hop from the gate's
+        /// answer to the client's report of it.
+        static let lifetime = TimeAmount.seconds(30)
 
-        mutating func append(_ failure: Failure, for key: String) {
-            entries[key, default: []].append((nextSequence, failure))
-            order.append((key, nextSequence))
-            nextSequence += 1
-            while order.count > Self.capacity, let oldest = order.popFirst() {
-                guard entries[oldest.key]?.first?.sequence == oldest.sequence else { continue }
-                entries[oldest.key]?.removeFirst()
-                if entries[oldest.key]?.isEmpty == true { entries[oldest.key] = nil }
+        mutating func record(_ failure: Failure, for key: String, now: NIODeadline) {
+            if entries.count >= Self.capacity, entries[key] == nil {
+                entries = entries.filter { now - $0.value.at < Self.lifetime }
+                if entries.count >= Self.capacity { entries.remove(at: entries.startIndex) }
             }
+            entries[key] = (failure, now)
         }
 
-        mutating func take(for key: String) -> Failure? {
-            guard let entry = entries[key]?.popFirst() else { return nil }
-            if entries[key]?.isEmpty == true { entries[key] = nil }
+        func failure(for key: String, now: NIODeadline) -> Failure? {
+            guard let entry = entries[key], now - entry.at < Self.lifetime else { return nil }
             return entry.failure
         }
 
-        /// Refusals held.
-        var count: Int { entries.values.reduce(0) { $0 + $1.count } }
+        /// Targets with a record, expired ones included.
+        var count: Int { entries.count }
     }
 }

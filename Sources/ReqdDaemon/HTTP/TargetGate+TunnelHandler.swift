@@ -44,8 +44,12 @@ extension TargetGate {
         }
 
         func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-            if case ChannelEvent.inputClosed = event {
-                partner?.context?.close(mode: .output, promise: nil)
+            if case ChannelEvent.inputClosed = event, let other = partner?.context {
+                // After what is written so far: a half-close of a channel whose input is shut
+                // already is a full close, which would drop writes still pending.
+                other.writeAndFlush(NIOAny(other.channel.allocator.buffer(capacity: 0))).assumeIsolated().whenComplete { _ in
+                    other.close(mode: .output, promise: nil)
+                }
             }
             context.fireUserInboundEventTriggered(event)
         }

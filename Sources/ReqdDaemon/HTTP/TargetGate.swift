@@ -17,7 +17,7 @@ import ReqdCore
 /// kept in memory, so other local users cannot borrow the daemon's network access.
 ///
 /// The client learns only that the proxy refused; why is kept here per `host:port`
-/// (`takeFailure(for:)`) for the executor to put in the job's error.
+/// (`failure(for:)`) for the executor to put in the job's error.
 public final class TargetGate: Sendable {
     /// Why the gate gave no tunnel to a target.
     public enum Failure: Sendable, Equatable {
@@ -46,7 +46,10 @@ public final class TargetGate: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
                     let decoder = ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes))
-                    let encoder = HTTPResponseEncoder()
+                    // Framing by hand: a 200 to CONNECT has no body, and the refusals say `content-length: 0`.
+                    var framing = HTTPResponseEncoder.Configuration()
+                    framing.automaticallySetFramingHeaders = false
+                    let encoder = HTTPResponseEncoder(configuration: framing)
                     try sync.addHandler(decoder)
                     try sync.addHandler(encoder)
                     try sync.addHandler(ConnectHandler(checkpoint: checkpoint, decoder: decoder, encoder: encoder))
@@ -56,9 +59,9 @@ public final class TargetGate: Sendable {
         port = listener.localAddress?.port ?? 0
     }
 
-    /// Why a tunnel to `host:port` was refused, taken from the record (oldest first), if it was.
-    public func takeFailure(for hostPort: String) -> Failure? {
-        checkpoint.failures.withLock { $0.take(for: hostPort.lowercased()) }
+    /// Why the last tunnel to `host:port` was refused, if one was within `FailureLog.lifetime`.
+    public func failure(for hostPort: String) -> Failure? {
+        checkpoint.failures.withLock { $0.failure(for: hostPort.lowercased(), now: .now()) }
     }
 
     /// Stops listening; tunnels already open end with their connections.
