@@ -39,13 +39,17 @@ public final class Daemon: Sendable {
         self.logger = logger
         self.notifier = notifier
         state = Mutex((configuration, false))
+        let maxConnections = DescriptorBudget.maxConnections(
+            configured: configuration.maxConnections, openFileLimit: DescriptorBudget.openFileLimit)
         lineLimit = LineLimit(
-            configuration.maxLineBytes, pendingBytes: configuration.maxPendingBytes, limits: configuration.scheduler.userLimits)
+            configuration.maxLineBytes, pendingBytes: configuration.maxPendingBytes, limits: configuration.scheduler.userLimits,
+            maxConnections: maxConnections)
         stateDirectory = DaemonPaths.stateDirectory(configured: configuration.stateDirectory, environment: environment)
         socketPath = DaemonPaths.socketPath(configured: configuration.socketPath, environment: environment)
 
         var schedulerConfiguration = configuration.scheduler
         schedulerConfiguration.daemonPID = getpid()
+        schedulerConfiguration.maxConnections = maxConnections
         let loop = SchedulerLoop(configuration: schedulerConfiguration, seed: seed, logger: logger, notifier: notifier)
         self.loop = loop
         var started = Parts(loop: loop)
@@ -86,9 +90,12 @@ public final class Daemon: Sendable {
         levelControl?.current = running.logLevel
         lineLimit.bytes.store(running.maxLineBytes, ordering: .relaxed)
         lineLimit.pendingBytes.store(running.maxPendingBytes, ordering: .relaxed)
-        lineLimit.connections.update(running.scheduler.userLimits)
+        let maxConnections = DescriptorBudget.maxConnections(
+            configured: running.maxConnections, openFileLimit: DescriptorBudget.openFileLimit)
+        lineLimit.connections.update(running.scheduler.userLimits, maxConnections: maxConnections)
         var scheduler = running.scheduler
         scheduler.daemonPID = getpid()
+        scheduler.maxConnections = maxConnections
         loop.perform(.reconfigure(scheduler))
         if !needsRestart.isEmpty {
             logger.warning("these settings change only on restart: \(needsRestart.joined(separator: ", "))")

@@ -24,6 +24,31 @@ struct HygieneTests {
         #expect(h.handle(.httpFinished(JobID(request.job.id), attempt: 1, .response(HTTPAnswer(status: 200)))).events.isEmpty)
     }
 
+    @Test("a scope cancel of 1,000,000 jobs answers with their count and 1,000 of their ids, truncated")
+    func millionJobScopeCancel() throws {
+        var configuration = SchedulerConfiguration()
+        configuration.userLimits.activeJobs = 2_000_000
+        var h = Harness(configuration: configuration)
+        let total = 1_000_000
+        var made = Set<String>()
+        for index in 0..<total {
+            let effects = h.request(
+                .registerCountdown(CountdownSpec(key: "k\(index)", durationMs: 3_600_000, scope: "all", ephemeral: true)))
+            if case .success(.registered(let reply))? = effects.replies.first?.result { made.insert(reply.job.id) }
+        }
+        #expect(made.count == total)
+        #expect(h.scheduler.activeJobCount == total)
+        let effects = h.request(.cancel(JobSelector(scope: "all")))
+        guard case .success(.cancelled(let result))? = effects.replies.first?.result else { throw TestFailure("no reply") }
+        #expect(result.count == total)
+        #expect(result.cancelled.count == CancelResult.maxListedIDs)
+        #expect(Set(result.cancelled).count == CancelResult.maxListedIDs && Set(result.cancelled).isSubset(of: made))
+        #expect(result.truncated == true)
+        #expect(h.scheduler.activeJobCount == 0)
+        let encoded = try CompactJSONEncoder().encode(Response(id: .number(1), outcome: .success(.cancelled(result))))
+        #expect(encoded.count < 20_000, "the reply is \(encoded.count) bytes")
+    }
+
     @Test("closing a connection cancels only the jobs bound to it, with reason connection_closed")
     func connectionBound() throws {
         var h = Harness()

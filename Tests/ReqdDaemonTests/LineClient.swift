@@ -19,6 +19,9 @@ final class LineClient {
 
     deinit { close(fd) }
 
+    /// The socket, for tests that write to it directly.
+    var descriptor: Int32 { fd }
+
     func sendRaw(_ bytes: [UInt8]) {
         var offset = 0
         while offset < bytes.count {

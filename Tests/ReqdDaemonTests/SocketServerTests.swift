@@ -135,6 +135,43 @@ struct SocketServerTests {
         #expect(daemon.loop.inspect { $0.connectionCount } == 1)
     }
 
+    @Test("one reply larger than socket.max_pending_bytes arrives whole and the connection stays open; a client sending requests without reading stalls only itself")
+    func largeReplyIsNotASlowReader() throws {
+        let directory = TemporaryDirectory()
+        let daemon = try startDaemon(in: directory) { $0.maxPendingBytes = 65_536 }
+        defer { daemon.stop() }
+        let client = try LineClient(path: daemon.socketPath, timeoutSeconds: 10)
+        for index in 0..<600 {
+            client.send(["id": index, "op": "register-countdown", "key": "k\(index)", "scope": "big", "duration_ms": 600_000, "ephemeral": true])
+        }
+        for _ in 0..<600 { #expect(client.reply()?["ok"] as? Bool == true) }
+        // 600 job views: well over the 64 KiB limit in one reply.
+        let list = try #require(client.call(["id": "l", "op": "list", "limit": 1_000]))
+        #expect((list.result?["jobs"] as? [[String: Any]])?.count == 600)
+        #expect(try JSONSerialization.data(withJSONObject: list).count > 65_536)
+        #expect(client.call(["id": "s", "op": "status"])?["ok"] as? Bool == true, "the connection is still open")
+        let cancelled = try #require(client.call(["id": "c", "op": "cancel", "scope": "big"]))
+        #expect(cancelled.result?["count"] as? Int == 600)
+
+        // Requests sent without reading: the daemon stops reading them once 64 KiB of replies wait,
+        // and answers every one once the client reads.
+        let greedy = try LineClient(path: daemon.socketPath, timeoutSeconds: 10)
+        let request = Array(("{\"id\":1,\"op\":\"list\",\"limit\":1}\n").utf8)
+        var sent = 0
+        var writable = true
+        let flags = fcntl(greedy.descriptor, F_GETFL)
+        _ = fcntl(greedy.descriptor, F_SETFL, flags | O_NONBLOCK)
+        while sent < 20_000, writable {
+            writable = request.withUnsafeBytes { send(greedy.descriptor, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) } == request.count
+            if writable { sent += 1 }
+        }
+        _ = fcntl(greedy.descriptor, F_SETFL, flags)
+        #expect(!writable, "the daemon should have stopped reading after \(sent) requests")
+        let bystander = try LineClient(path: daemon.socketPath)
+        #expect(bystander.call(["id": 1, "op": "status"])?["ok"] as? Bool == true)
+        for _ in 0..<sent { #expect(greedy.reply()?["ok"] as? Bool == true) }
+    }
+
     @Test("the socket file has mode 0660")
     func socketMode() throws {
         let directory = TemporaryDirectory()

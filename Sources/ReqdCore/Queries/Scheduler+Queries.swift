@@ -21,7 +21,7 @@ extension Scheduler {
                     pid: configuration.daemonPID, startedAt: startedAt.wall,
                     uptimeMs: now.instant.nanoseconds(since: startedAt.instant) / 1_000_000,
                     jobs: table.counts(visibleTo: peer), connections: subscriptions.count,
-                    network: networkSummary(for: peer, at: now), limits: limitsSummary(for: peer))))
+                    network: networkSummary(for: peer, at: now), limits: limitsSummary(for: peer), maxConnections: configuration.maxConnections)))
     }
 
     /// `list`: the caller's jobs that match every filter, oldest first.

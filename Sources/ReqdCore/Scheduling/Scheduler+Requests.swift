@@ -88,7 +88,7 @@ extension Scheduler {
             touchedDisk = touchedDisk || table[id]?.durable == true
             finish(id, as: .cancelled, reason: .requested, replacedBy: nil, at: now, into: &effects)
         }
-        let result = Result<ReplyBody, SchedulerError>.success(.cancelled(CancelResult(cancelled: targets.map(\.rawValue))))
+        let result = Result<ReplyBody, SchedulerError>.success(.cancelled(CancelResult(cancelled: targets.lazy.map(\.rawValue))))
         guard touchedDisk else { return result }
         effects.append(.commitBarrier(commits.barrier(.reply(connection, requestID, result))))
         return nil

@@ -53,6 +53,8 @@ public struct SchedulerConfiguration: Sendable, Hashable {
     public var dedupeWindowNanos: Int64 = 3_000_000_000
     /// The uid and pid of the daemon, shown in the summary.
     public var daemonPID: Int32? = nil
+    /// The connection cap the daemon applies (`socket.max_connections`, resolved), shown in the summary.
+    public var maxConnections: Int? = nil
 
     /// The defaults.
     public init() {}

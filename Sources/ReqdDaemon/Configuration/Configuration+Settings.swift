@@ -25,7 +25,10 @@ extension Configuration {
             "longest request line; longer gets `line_too_long`. A reload applies to new connections"),
         Setting(
             "socket.max_pending_bytes", \.maxPendingBytes, .integer(65_536...(1 << 30)), .reloadForNewConnections,
-            "unread replies and events a client may leave before its connection is closed. A reload applies to new connections"),
+            "unread output a client may leave; past it the daemon reads none of its requests, and an event for it closes the connection. A reload applies to new connections"),
+        Setting(
+            "socket.max_connections", \.maxConnections, .integer(0...10_000_000), .reload,
+            "client connections open at once, all users; the next gets `too_many_connections`. `0`: half of `RLIMIT_NOFILE` less 64, the rest kept for the store, logs and outbound HTTP"),
         Setting(
             "storage.state_directory", \.stateDirectory, .absolutePathOrDefault, .restart,
             "where `reqd.sqlite3` lives; empty: the default place below"),

@@ -14,6 +14,8 @@ public struct Configuration: Sendable, Equatable {
     public var maxLineBytes: Int = ProtocolInfo.defaultMaxLineBytes
     /// Replies and events a client may leave unread before the daemon closes its connection.
     public var maxPendingBytes: Int = 8 << 20
+    /// Client connections open at once, all users; 0 derives it from `RLIMIT_NOFILE` (`DescriptorBudget`).
+    public var maxConnections: Int = 0
     /// The state directory; nil picks one as DESIGN.md says.
     public var stateDirectory: String?
     public var scheduler = SchedulerConfiguration()

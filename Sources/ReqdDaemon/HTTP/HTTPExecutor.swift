@@ -44,6 +44,8 @@ public final class HTTPExecutor: Sendable {
     private let group: MultiThreadedEventLoopGroup
     private let settings: HTTPSettings
     private let state = Mutex(State())
+    /// Set when a request failed for lack of descriptors, until one is free again (`start`).
+    private let descriptorsShort = Atomic(false)
     private let onFinish: @Sendable (JobID, UInt32, HTTPOutcome) -> Void
 
     /// Creates the client and its event loops, and the target gate when `policy` can refuse anything.
@@ -103,6 +105,19 @@ public final class HTTPExecutor: Sendable {
 
     /// Hands a request to the client; on its end, reports it and starts the host's next one.
     private func start(_ send: HTTPSend, host: Substring) {
+        // While descriptors are short, a request that could not open a connection is not handed
+        // to the client: each failed connection would lengthen the client's backoff for the
+        // target, and its first request after the shortage would wait out up to a minute of it.
+        if descriptorsShort.load(ordering: .relaxed) {
+            guard Self.hasSpareDescriptor() else {
+                finished(host: host)
+                let why = Self.describe(IOError(errnoCode: EMFILE, reason: "socket"), settings: settings)
+                // Reported from the event loop, as every other end: never from inside `execute`.
+                group.next().execute { self.onFinish(send.job, send.attempt, .unreachable(why)) }
+                return
+            }
+            descriptorsShort.store(false, ordering: .relaxed)
+        }
         let request: HTTPClient.Request
         do {
             var headers = HTTPHeaders()
@@ -150,8 +165,24 @@ public final class HTTPExecutor: Sendable {
         if let next { start(next, host: host) }
     }
 
+    /// Whether a descriptor can be opened now.
+    private static func hasSpareDescriptor() -> Bool {
+        let spare = dup(STDIN_FILENO)
+        guard spare >= 0 else { return errno != EMFILE && errno != ENFILE }
+        close(spare)
+        return true
+    }
+
+    /// Whether the error, or any connection error inside it, is running out of descriptors.
+    private static func isOutOfDescriptors(_ error: any Error) -> Bool {
+        if let io = error as? IOError { return io.errnoCode == EMFILE || io.errnoCode == ENFILE }
+        if let connect = error as? NIOConnectionError { return connect.connectionErrors.contains { isOutOfDescriptors($0.error) } }
+        return false
+    }
+
     /// What a failed request comes to; a refusal by the gate is looked up there by the last hop.
     private func outcome(of error: any Error, lastHop: String?) -> HTTPOutcome {
+        if Self.isOutOfDescriptors(error) { descriptorsShort.store(true, ordering: .relaxed) }
         if let gate, let client = error as? HTTPClientError,
             client == .invalidProxyResponse || client == .proxyAuthenticationRequired, let lastHop
         {
@@ -193,9 +224,11 @@ public final class HTTPExecutor: Sendable {
 
     /// Whether a request failed because the network cannot reach its target: no route
     /// (ENETUNREACH), host unreachable (EHOSTUNREACH), or name resolution failing for now
-    /// (EAI_AGAIN). A refused connection, a timeout, or a name that does not exist are not.
+    /// (EAI_AGAIN); or because the daemon had no descriptor left to open a connection with
+    /// (EMFILE, ENFILE), which clients holding them should not turn into spent attempts. A refused
+    /// connection, a timeout, or a name that does not exist are not.
     static func isUnreachable(_ error: any Error) -> Bool {
-        if let io = error as? IOError { return io.errnoCode == ENETUNREACH || io.errnoCode == EHOSTUNREACH }
+        if let io = error as? IOError { return [ENETUNREACH, EHOSTUNREACH, EMFILE, ENFILE].contains(io.errnoCode) }
         if let unknown = error as? SocketAddressError.UnknownHost { return unknown.errorCode == Int(EAI_AGAIN) }
         guard let connect = error as? NIOConnectionError else { return false }
         if let dns = connect.dnsAError ?? connect.dnsAAAAError, connect.connectionErrors.isEmpty {
@@ -239,6 +272,9 @@ public final class HTTPExecutor: Sendable {
             return unknown.errorDescription
         }
         if let io = error as? IOError {
+            if io.errnoCode == EMFILE || io.errnoCode == ENFILE {
+                return "the daemon is out of file descriptors (RLIMIT_NOFILE \(DescriptorBudget.openFileLimit))"
+            }
             return "connection error: \(String(cString: strerror(io.errnoCode)))"
         }
         return "request failed: \(String(describing: error).prefix(200))"

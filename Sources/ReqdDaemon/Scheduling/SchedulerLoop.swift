@@ -4,7 +4,7 @@ import Logging
 import ReqdCore
 import ReqdProtocol
 
-/// Owns the scheduler on one serial queue and drives every job with one `DispatchSourceTimer`.
+/// Owns the scheduler on one serial queue and drives every job with one timer (`WakeupTimer`).
 ///
 /// Socket handlers, store commits and HTTP completions hand their events to an `Inbox`; one turn on
 /// the queue handles at most `turnBudget` of them, deadlines first, then an `EffectRunner` carries
@@ -85,7 +85,11 @@ public final class SchedulerLoop: @unchecked Sendable {
         self.logger = logger
         self.notifier = notifier
         // Weak: the timer and the monitors live as long as the loop; they must not keep it alive.
-        timer = WakeupTimer(queue: queue) { [weak self] in self?.turnOnQueue([.wakeup]) }
+        guard let timer = WakeupTimer(queue: queue, onFire: { [weak self] in self?.turnOnQueue([.wakeup]) }) else {
+            // Without its timer no deadline would ever fire; at start, with descriptors to spare, this does not happen.
+            fatalError("reqd: cannot create the scheduler's timer (timerfd_create: \(String(cString: strerror(errno))))")
+        }
+        self.timer = timer
         clockMonitor = ClockChangeMonitor(queue: queue) { [weak self] in self?.turnOnQueue([.clockStepped]) }
         networkMonitor = NetworkChangeMonitor(queue: queue) { [weak self] in self?.turnOnQueue([.event(.networkChanged)]) }
         if networkMonitor == nil {
@@ -95,7 +99,7 @@ public final class SchedulerLoop: @unchecked Sendable {
 
     deinit {
         // Only when `stop()` was never called: let the sources go without waiting.
-        timer?.cancel()
+        timer?.cancelLater()
         clockMonitor?.cancelLater()
         networkMonitor?.cancelLater()
     }
@@ -180,11 +184,12 @@ public final class SchedulerLoop: @unchecked Sendable {
                 if !more { break }
             }
             stopped = true
-            timer?.cancel()
+            timer?.disarm()
             runner.detachAll()
             return true
         }
         guard first else { return }
+        timer?.cancel()
         clockMonitor?.cancel()
         networkMonitor?.cancel()
     }

@@ -4,7 +4,7 @@ import ReqdCore
 /// next watchdog ping and a held-back status update.
 ///
 /// Pure: it remembers what the timer is armed at, and `nextArming()` asks for a change only when the
-/// earliest instant moves, so the `DispatchSourceTimer` is reprogrammed only then. With nothing
+/// earliest instant moves, so the timerfd is reprogrammed only then. With nothing
 /// waiting it asks for no arming at all: an idle daemon without a watchdog does not wake up.
 struct WakeupPlan: Equatable {
     /// What to do with the timer.

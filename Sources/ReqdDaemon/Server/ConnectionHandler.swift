@@ -100,12 +100,23 @@ final class ConnectionHandler: ChannelDuplexHandler {
         context.fireChannelReadComplete()
     }
 
+    /// Reads on only once the waiting lines are handed over and the client has taken its replies
+    /// down below `socket.max_pending_bytes`: a client that sends requests without reading the
+    /// replies stops itself, and its replies never pile up here.
     func read(context: ChannelHandlerContext) {
-        guard frames.isEmpty else {
+        guard frames.isEmpty, context.channel.isWritable else {
             readHeld = true
             return
         }
         context.read()
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable, frames.isEmpty, readHeld {
+            readHeld = false
+            context.read()
+        }
+        context.fireChannelWritabilityChanged()
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -160,7 +171,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
                 self.handOverBudget(context: context)
                 self.closeIfDone(context: context)
             }
-        } else if readHeld {
+        } else if readHeld, context.channel.isWritable {
             readHeld = false
             context.read()
         }
@@ -204,11 +215,11 @@ final class ConnectionHandler: ChannelDuplexHandler {
     }
 
     /// Answers a connection the quota refuses with one error line, then closes it; nothing it sends is read.
-    private func refuse(_ reason: String, context: ChannelHandlerContext) {
+    private func refuse(_ error: WireError, context: ChannelHandlerContext) {
         closing = true
-        logger.info("refused a connection over its user's limit: \(reason)", metadata: ["conn.id": "\(connection.rawValue)"])
+        logger.info("refused a connection: \(error.message)", metadata: ["conn.id": "\(connection.rawValue)", "error.code": "\(error.code.rawValue)"])
         let written = context.eventLoop.makePromise(of: Void.self)
-        let refusal = Response(id: nil, outcome: .failure(WireErrorMapping.connectionRefused(reason)))
+        let refusal = Response(id: nil, outcome: .failure(error))
         outbound.send([.response(refusal)], to: context.channel, promise: written)
         outbound.roundNow()
         written.futureResult.assumeIsolated().whenComplete { _ in context.close(promise: nil) }

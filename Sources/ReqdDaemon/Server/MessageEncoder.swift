@@ -6,7 +6,11 @@ import ReqdProtocol
 ///
 /// A watcher that never reads would make the daemon buffer its events without bound; once a
 /// connection's unwritten output passes `socket.max_pending_bytes` (the channel stops being
-/// writable) the connection is closed, and only that client loses its stream.
+/// writable), the next write closes the connection, and only that client loses its stream.
+///
+/// Only events close it, and only when the limit was passed before them: one large reply (a `list`
+/// of many jobs) is a large reply, not a client that stopped reading, and goes out. Replies cannot
+/// pile up, since `ConnectionHandler` reads no more requests while the limit is passed.
 final class MessageEncoder: ChannelOutboundHandler {
     typealias OutboundIn = [OutboundMessage]
     typealias OutboundOut = ByteBuffer
@@ -18,6 +22,12 @@ final class MessageEncoder: ChannelOutboundHandler {
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let messages = unwrapOutboundIn(data)
+        guard context.channel.isWritable || !messages.contains(where: \.isEvent) else {
+            logger.warning("closing a connection whose client does not read its replies and events")
+            promise?.fail(ChannelError.outputClosed)
+            context.close(promise: nil)
+            return
+        }
         var buffer = context.channel.allocator.buffer(capacity: 256 * messages.count)
         for message in messages {
             switch message {
@@ -40,10 +50,6 @@ final class MessageEncoder: ChannelOutboundHandler {
             buffer.writeInteger(UInt8(ascii: "\n"))
         }
         context.write(wrapOutboundOut(buffer), promise: promise)
-        if !context.channel.isWritable {
-            logger.warning("closing a connection whose client does not read its replies and events")
-            context.close(promise: nil)
-        }
     }
 
     /// The reply sent instead of one that could not be encoded: `internal`, with the request's id.

@@ -4,4 +4,9 @@ import ReqdProtocol
 public enum OutboundMessage: Sendable {
     case response(Response)
     case event(EventMessage)
+
+    /// Whether this is an event (which a client that does not read makes pile up) and not a reply.
+    var isEvent: Bool {
+        if case .event = self { true } else { false }
+    }
 }

@@ -10,6 +10,7 @@ extension DaemonSummary {
         try container.encode(uptimeMs, forKey: .uptimeMs)
         try container.encode(SortedJSONObject(members: jobs.mapValues { SortedJSONObject(members: $0) }), forKey: .jobs)
         try container.encode(connections, forKey: .connections)
+        try container.encodeIfPresent(maxConnections, forKey: .maxConnections)
         try container.encode(network, forKey: .network)
         try container.encodeIfPresent(limits, forKey: .limits)
     }

@@ -7,8 +7,10 @@ public struct DaemonSummary: Codable, Sendable, Hashable {
     public var uptimeMs: Int64
     /// Job counts by kind, then by state. Non-root callers see only their own jobs counted.
     public var jobs: [String: [String: Int]]
-    /// Open client connections.
+    /// Open client connections, all users'.
     public var connections: Int
+    /// `socket.max_connections` as the daemon applies it (derived from `RLIMIT_NOFILE` when not set).
+    public var maxConnections: Int?
     /// Whether request jobs wait for unreachable targets.
     public var network: NetworkSummary
     /// The caller's use of its per-user limits.
@@ -17,7 +19,7 @@ public struct DaemonSummary: Codable, Sendable, Hashable {
     public init(
         version: String, protocolVersion: Int, pid: Int32?, startedAt: WallTime, uptimeMs: Int64,
         jobs: [String: [String: Int]], connections: Int, network: NetworkSummary = NetworkSummary(state: .online),
-        limits: LimitsSummary? = nil
+        limits: LimitsSummary? = nil, maxConnections: Int? = nil
     ) {
         self.version = version
         self.protocolVersion = protocolVersion
@@ -28,6 +30,7 @@ public struct DaemonSummary: Codable, Sendable, Hashable {
         self.connections = connections
         self.network = network
         self.limits = limits
+        self.maxConnections = maxConnections
     }
 
     enum CodingKeys: String, CodingKey {
@@ -37,5 +40,6 @@ public struct DaemonSummary: Codable, Sendable, Hashable {
         case startedAt = "started_at"
         case uptimeMs = "uptime_ms"
         case jobs, connections, network, limits
+        case maxConnections = "max_connections"
     }
 }

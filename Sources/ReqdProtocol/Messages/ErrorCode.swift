@@ -28,6 +28,9 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable, Hashable {
     case tooManyJobs = "too_many_jobs"
     /// The caller is at one of its per-user limits (`limits.*`); the message names it and its value.
     case quotaExceeded = "quota_exceeded"
+    /// The daemon holds `socket.max_connections` connections; sent as the one line a new
+    /// connection gets before it is closed.
+    case tooManyConnections = "too_many_connections"
     /// The target policy (`http.allow`, `http.deny`) refuses the URL's address.
     case deniedTarget = "denied_target"
     /// The job could not be written to disk, so it was not accepted.

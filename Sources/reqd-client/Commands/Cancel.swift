@@ -30,7 +30,9 @@ struct Cancel: ParsableCommand {
             } else if result.count == 0 {
                 Output.line("nothing to cancel: no active job matched")
             } else {
-                Output.line("cancelled \(result.count) job\(result.count == 1 ? "" : "s"): \(result.cancelled.joined(separator: " "))")
+                let more = result.count - result.cancelled.count
+                let rest = more > 0 ? " and \(more) more" : ""
+                Output.line("cancelled \(result.count) job\(result.count == 1 ? "" : "s"): \(result.cancelled.joined(separator: " "))\(rest)")
             }
             return ExitStatus.success
         }

@@ -79,7 +79,7 @@ struct Status: ParsableCommand {
         var text = "reqd \(summary.version) (protocol \(summary.protocolVersion))"
         if let pid = summary.pid { text += ", pid \(pid)" }
         text += ", up \(DurationText.format(nanoseconds: summary.uptimeMs * 1_000_000))\n"
-        text += "connections: \(summary.connections)\n"
+        text += "connections: \(summary.connections)\(summary.maxConnections.map { " (at most \($0))" } ?? "")\n"
         let network = summary.network
         if network.state == .offline {
             text += "network: offline since \(network.offlineSince?.rfc3339 ?? "?"): \(network.unreachableTargets) unreachable "

@@ -18,7 +18,7 @@ enum ExitStatus {
     static let unknownJob: Int32 = 10
     /// The daemon refused the request's values (`bad_field`, `missing_field`, `bad_duration`, `denied_target`, ...).
     static let invalidRequest: Int32 = 11
-    /// The daemon cannot take the work now (`too_many_jobs`, `quota_exceeded`, `storage_unavailable`, `shutting_down`).
+    /// The daemon cannot take the work now (`too_many_jobs`, `quota_exceeded`, `too_many_connections`, `storage_unavailable`, `shutting_down`).
     static let unavailable: Int32 = 12
     /// Client and daemon do not understand each other (`bad_json`, `unknown_op`, `line_too_long`, `unsupported_protocol`).
     static let protocolMismatch: Int32 = 13
@@ -37,7 +37,7 @@ enum ExitStatus {
         case .unknownJob: unknownJob
         case .badField, .missingField, .unknownField, .conflictingFields, .badDuration, .badURL, .badCondition, .deniedTarget:
             invalidRequest
-        case .tooManyJobs, .quotaExceeded, .storageUnavailable, .shuttingDown: unavailable
+        case .tooManyJobs, .quotaExceeded, .tooManyConnections, .storageUnavailable, .shuttingDown: unavailable
         case .badJSON, .unknownOperation, .lineTooLong, .unsupportedProtocol: protocolMismatch
         case .internal: internalError
         }
