@@ -61,7 +61,7 @@ extension Daemon {
         loop.attach(store: store)
         let executor: HTTPExecutor
         do {
-            executor = try HTTPExecutor(settings: configuration.http, policy: configuration.scheduler.targetPolicy) {
+            executor = try HTTPExecutor(settings: configuration.http, policy: configuration.scheduler.targetPolicy, logger: logger) {
                 [weak loop] job, attempt, outcome in loop?.submit(.httpFinished(job, attempt: attempt, outcome))
             }
         } catch {

@@ -88,6 +88,7 @@ public final class Daemon: Sendable {
         }
         for note in configuration.notes { logger.warning("\(note)") }
         levelControl?.current = running.logLevel
+        levelControl?.rate = running.logRate
         lineLimit.bytes.store(running.maxLineBytes, ordering: .relaxed)
         lineLimit.pendingBytes.store(running.maxPendingBytes, ordering: .relaxed)
         let maxConnections = DescriptorBudget.maxConnections(

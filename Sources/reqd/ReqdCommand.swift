@@ -71,7 +71,7 @@ struct ReqdCommand: ParsableCommand {
         }
         Self.reexecWithHugePages()
         Self.blockHandledSignals()
-        let control = LogLevelControl(configuration.logLevel)
+        let control = LogLevelControl(configuration.logLevel, rate: configuration.logRate)
         LoggingSystem.bootstrap(DaemonLogging.handlerFactory(target: configuration.logTarget, control: control))
         let logger = Logger(label: "reqd")
 

@@ -11,16 +11,40 @@ struct JobEventLogTests {
             at: WallTime(nanosecondsSinceEpoch: 0))
     }
 
-    @Test("lifecycle events are info, steps debug, ticks trace")
+    @Test("a job's problems are notice; everything a healthy job does is debug, ticks trace")
     func levels() {
-        #expect(JobEventLog.level(of: .registered) == .info)
-        #expect(JobEventLog.level(of: .expired) == .info)
-        #expect(JobEventLog.level(of: .dead) == .info)
-        #expect(JobEventLog.level(of: .completed) == .info)
-        #expect(JobEventLog.level(of: .polled) == .debug)
-        #expect(JobEventLog.level(of: .member) == .debug)
-        #expect(JobEventLog.level(of: .held) == .debug)
-        #expect(JobEventLog.level(of: .tick) == .trace)
+        for type in [JobEventType.failed, .timedOut, .dead] {
+            #expect(JobEventLog.level(of: Self.event(type, kind: .request)) == .notice, "\(type)")
+        }
+        for type in [JobEventType.registered, .expired, .succeeded, .cancelled, .polled, .progress, .retrying, .member, .held] {
+            #expect(JobEventLog.level(of: Self.event(type)) == .debug, "\(type)")
+        }
+        #expect(JobEventLog.level(of: Self.event(.tick)) == .trace)
+        var completed = Self.event(.completed, kind: .group)
+        completed.state = .succeeded
+        #expect(JobEventLog.level(of: completed) == .debug)
+        completed.state = .failed
+        #expect(JobEventLog.level(of: completed) == .notice)
+    }
+
+    @Test("the log rate: a burst of ten seconds' worth goes out, the rest is held back and summed up once a second; errors always go out")
+    func rateLimit() {
+        let control = LogLevelControl(.debug, rate: 10)
+        let start: UInt64 = 1_000_000_000_000
+        var written = 0
+        for index in 0..<150 where control.admit(.info, now: start + UInt64(index)).write { written += 1 }
+        #expect(written == 100, "the burst")
+        #expect(control.admit(.error, now: start + 200).write, "errors are never held back")
+        #expect(!control.admit(.debug, now: start + 300).write)
+        // Half a second later: 5 tokens back, no summary yet (the first held line was under a second ago).
+        let half = control.admit(.info, now: start + 500_000_000)
+        #expect(half.write && half.summary == nil)
+        let later = control.admit(.info, now: start + 1_100_000_000)
+        #expect(later.write)
+        #expect(later.summary == "held back 51 log lines in 1.1 s over daemon.log_rate 10/s: 50 info, 1 debug")
+        #expect(control.admit(.info, now: start + 1_200_000_000).summary == nil, "one summary per held-back run")
+        control.rate = 0
+        #expect((0..<1_000).allSatisfy { control.admit(.trace, now: start + 2_000_000_000 + UInt64($0)).write }, "0: no limit")
     }
 
     @Test("a registration names the kind and the time left, with the job's identity as fields")
@@ -28,7 +52,7 @@ struct JobEventLogTests {
         var event = Self.event(.registered)
         event.remainingMs = 90_000
         let entry = JobEventLog.entry(for: event)
-        #expect(entry.level == .info)
+        #expect(entry.level == .debug)
         #expect(entry.message == "countdown registered (1m30s)")
         #expect(entry.metadata == [
             "job.id": "cd_7k2m9x4q1b", "job.kind": "countdown", "job.owner": "1000", "scope": "checkout", "job.key": "order-42",
@@ -59,7 +83,7 @@ struct JobEventLogTests {
         failed.status = 503
         failed.error = "out of attempts"
         let entry = JobEventLog.entry(for: failed)
-        #expect(entry.level == .info)
+        #expect(entry.level == .notice)
         #expect(entry.message == "request failed: out of attempts")
         #expect(entry.metadata["job.attempt"] == "3")
         #expect(entry.metadata["http.status"] == "503")

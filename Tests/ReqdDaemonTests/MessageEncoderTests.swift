@@ -23,7 +23,7 @@ struct MessageEncoderTests {
     func unencodableReply() throws {
         var logger = Logger(label: "reqd-test")
         logger.logLevel = .critical
-        let channel = EmbeddedChannel(handler: MessageEncoder(logger: logger))
+        let channel = EmbeddedChannel(handler: MessageEncoder(logger: logger, maxPendingEventBytes: 8 << 20))
         let at = WallTime(nanosecondsSinceEpoch: 0)
         let broken = JobInfo(
             id: "cd_1", kind: .countdown, state: .expired, owner: 1000, key: "k", scope: nil, durable: false, createdAt: at,

@@ -141,17 +141,30 @@ struct SocketServerTests {
         let daemon = try startDaemon(in: directory) { $0.maxPendingBytes = 65_536 }
         defer { daemon.stop() }
         let client = try LineClient(path: daemon.socketPath, timeoutSeconds: 10)
-        for index in 0..<600 {
-            client.send(["id": index, "op": "register-countdown", "key": "k\(index)", "scope": "big", "duration_ms": 600_000, "ephemeral": true])
+        // In runs of 100: a client that sends more than its replies' worth of the limit without
+        // reading stalls (below), so this one reads as it goes.
+        for run in 0..<30 {
+            for index in run * 100..<(run + 1) * 100 {
+                client.send(["id": index, "op": "register-countdown", "key": "k\(index)", "scope": "big", "duration_ms": 600_000, "ephemeral": true])
+            }
+            for _ in 0..<100 { #expect(client.reply()?["ok"] as? Bool == true) }
         }
-        for _ in 0..<600 { #expect(client.reply()?["ok"] as? Bool == true) }
-        // 600 job views: well over the 64 KiB limit in one reply.
-        let list = try #require(client.call(["id": "l", "op": "list", "limit": 1_000]))
-        #expect((list.result?["jobs"] as? [[String: Any]])?.count == 600)
-        #expect(try JSONSerialization.data(withJSONObject: list).count > 65_536)
+        // A followed countdown ticks every 20 ms while the large reply waits unread: its events are
+        // not a slow reader either.
+        #expect(client.call(["id": "t", "op": "register-countdown", "key": "ticker", "duration_ms": 2_000, "tick_ms": 20, "follow": true, "ephemeral": true])?["ok"] as? Bool == true)
+        // 3,001 job views: most of 1 MB in one reply, far past the 64 KiB limit and the socket's own
+        // buffer, left unread for 300 ms.
+        client.send(["id": "l", "op": "list", "limit": 5_000])
+        usleep(300_000)
+        let list = try #require(client.reply())
+        #expect((list.result?["jobs"] as? [[String: Any]])?.count == 3_001)
+        #expect(try JSONSerialization.data(withJSONObject: list).count > 500_000)
         #expect(client.call(["id": "s", "op": "status"])?["ok"] as? Bool == true, "the connection is still open")
+        var ticks = 0
+        while let line = client.next(), line["event"] as? String != "expired" { ticks += line["event"] as? String == "tick" ? 1 : 0 }
+        #expect(ticks > 20, "the ticks kept coming")
         let cancelled = try #require(client.call(["id": "c", "op": "cancel", "scope": "big"]))
-        #expect(cancelled.result?["count"] as? Int == 600)
+        #expect(cancelled.result?["count"] as? Int == 3_000)
 
         // Requests sent without reading: the daemon stops reading them once 64 KiB of replies wait,
         // and answers every one once the client reads.

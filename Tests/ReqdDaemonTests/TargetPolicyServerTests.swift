@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import NIOCore
 import NIOPosix
 import ReqdCore
@@ -91,7 +92,7 @@ struct TargetPolicyServerTests {
         policy.deny = ["127.0.0.2/32"]
         var settings = HTTPSettings()
         settings.connectTimeoutNanos = 300_000_000
-        let gate = try TargetGate(policy: policy, settings: settings, group: group)
+        let gate = try TargetGate(policy: policy, settings: settings, group: group, logger: Logger(label: "test"))
         defer { gate.close() }
         let credential = "Proxy-Authorization: Basic " + Data("reqd:\(gate.checkpoint.password)".utf8).base64EncodedString() + "\r\n"
         let target = "127.0.0.1:\(server.port)"

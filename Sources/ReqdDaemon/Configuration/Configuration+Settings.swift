@@ -9,7 +9,10 @@ extension Configuration {
     static let settings: [Setting] = [
         Setting(
             "daemon.log_level", \.logLevel, .choice, .reload,
-            "`trace` … `critical`. Job lifecycle (registered, expired, cancelled) is `info`; ticks are `trace`"),
+            "`trace` … `critical`. Job problems (failed, timed out, dead) are `notice`; healthy jobs' lines are `debug`, ticks `trace`"),
+        Setting(
+            "daemon.log_rate", \.logRate, .integer(0...1_000_000), .reload,
+            "log lines a second at most, `error` and `critical` excepted; past it, one line a second says how many were held back. `0`: no limit"),
         Setting(
             "daemon.log_target", \.logTarget, .choice, .restart,
             "`auto` (journald when stderr is connected to it), `journal`, `stderr`"),

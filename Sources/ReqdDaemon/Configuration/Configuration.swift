@@ -5,6 +5,8 @@ import ReqdProtocol
 /// Every setting of the daemon, with its embedded default. `Configuration.settings` describes each key.
 public struct Configuration: Sendable, Equatable {
     public var logLevel: Logger.Level = .info
+    /// Log lines a second at most (`LogLevelControl`); 0 for no limit.
+    public var logRate: Int = 200
     public var logTarget: LogTarget = .auto
     /// The socket path; nil picks one as DESIGN.md says.
     public var socketPath: String?

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Logging
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -52,7 +53,7 @@ public final class HTTPExecutor: Sendable {
     ///
     /// - Parameter onFinish: called from an event loop when a request ends, however it ends.
     public init(
-        settings: HTTPSettings, policy: TargetPolicy = TargetPolicy(),
+        settings: HTTPSettings, policy: TargetPolicy = TargetPolicy(), logger: Logger = Logger(label: "reqd"),
         onFinish: @escaping @Sendable (JobID, UInt32, HTTPOutcome) -> Void
     ) throws {
         self.settings = settings
@@ -70,7 +71,7 @@ public final class HTTPExecutor: Sendable {
         if policy.isActive {
             let gate: TargetGate
             do {
-                gate = try TargetGate(policy: policy, settings: settings, group: group)
+                gate = try TargetGate(policy: policy, settings: settings, group: group, logger: logger)
             } catch {
                 try? group.syncShutdownGracefully()
                 throw error
@@ -110,10 +111,15 @@ public final class HTTPExecutor: Sendable {
         // target, and its first request after the shortage would wait out up to a minute of it.
         if descriptorsShort.load(ordering: .relaxed) {
             guard Self.hasSpareDescriptor() else {
-                finished(host: host)
+                let key = Attempt(job: send.job, attempt: send.attempt)
+                state.withLock { _ = $0.slots.removeValue(forKey: key) }
                 let why = Self.describe(IOError(errnoCode: EMFILE, reason: "socket"), settings: settings)
-                // Reported from the event loop, as every other end: never from inside `execute`.
-                group.next().execute { self.onFinish(send.job, send.attempt, .unreachable(why)) }
+                // From the event loop, as every other end: never from inside `execute`, and the
+                // host's next request starts from there too, not by recursion here.
+                group.next().execute {
+                    self.finished(host: host)
+                    self.onFinish(send.job, send.attempt, .unreachable(why))
+                }
                 return
             }
             descriptorsShort.store(false, ordering: .relaxed)
@@ -181,8 +187,13 @@ public final class HTTPExecutor: Sendable {
     }
 
     /// What a failed request comes to; a refusal by the gate is looked up there by the last hop.
+    /// Any failure while no descriptor is free (a name lookup that could not open its socket
+    /// fails as EAI_SYSTEM) counts as the shortage it is.
     private func outcome(of error: any Error, lastHop: String?) -> HTTPOutcome {
-        if Self.isOutOfDescriptors(error) { descriptorsShort.store(true, ordering: .relaxed) }
+        if Self.isOutOfDescriptors(error) || !Self.hasSpareDescriptor() {
+            descriptorsShort.store(true, ordering: .relaxed)
+            return .unreachable(Self.describe(IOError(errnoCode: EMFILE, reason: "socket"), settings: settings))
+        }
         if let gate, let client = error as? HTTPClientError,
             client == .invalidProxyResponse || client == .proxyAuthenticationRequired, let lastHop
         {

@@ -1,3 +1,4 @@
+import Logging
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -36,11 +37,16 @@ public final class TargetGate: Sendable {
     private let listener: any Channel
 
     /// Starts listening on an ephemeral loopback port.
-    public init(policy: TargetPolicy, settings: HTTPSettings, group: any EventLoopGroup) throws {
+    public init(policy: TargetPolicy, settings: HTTPSettings, group: any EventLoopGroup, logger: Logger) throws {
         let checkpoint = Checkpoint(policy: policy, settings: settings)
         self.checkpoint = checkpoint
         listener = try ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(AcceptPause(logger: logger, what: "the target gate's connections"))
+                }
+            }
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {

@@ -33,12 +33,24 @@ public struct DaemonLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
+        let (allowed, summary) = control.admit(event.level)
+        if let summary {
+            let line = LogEvent(
+                level: .notice, message: "\(summary)", metadata: ["log.held_back": "true"], source: "reqd", file: #fileID,
+                function: #function, line: #line)
+            write(line, metadata: metadata)
+        }
+        guard allowed else { return }
         var merged = metadata
         if let provided = metadataProvider?.get() { merged.merge(provided) { $1 } }
         if let extra = event.metadata { merged.merge(extra) { $1 } }
+        write(event, metadata: merged)
+    }
+
+    private func write(_ event: LogEvent, metadata: Logger.Metadata) {
         switch destination {
-        case .journal: Self.sendToJournal(event, metadata: merged)
-        case .stderr: Self.writeLine(event, metadata: merged)
+        case .journal: Self.sendToJournal(event, metadata: metadata)
+        case .stderr: Self.writeLine(event, metadata: metadata)
         }
     }
 }

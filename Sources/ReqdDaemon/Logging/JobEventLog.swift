@@ -3,8 +3,11 @@ import ReqdProtocol
 
 /// How a job event reads in the daemon's log: its level, its message and its metadata.
 ///
-/// Pure, so it is tested without a logger. A job's start and end are `info`, the steps between
-/// (polls, retries, members) `debug`, and countdown ticks `trace`. Metadata keys become journald
+/// Pure, so it is tested without a logger. A job's problems are `notice`: it failed, timed out or
+/// was dead-lettered, or a group completed with failures. Everything a healthy job does
+/// (registered, expired, succeeded, cancelled, its polls, retries and members) is `debug`, and
+/// countdown ticks `trace`: at the default level the journal carries problems, not one line per
+/// healthy job, and `status JOB_ID` and `watch` tell the rest. Metadata keys become journald
 /// fields (`job.id` → `JOB_ID`), so `journalctl JOB_ID=…` tells one job's story.
 enum JobEventLog {
     /// One log line.
@@ -14,12 +17,13 @@ enum JobEventLog {
         var metadata: Logger.Metadata
     }
 
-    /// The level events of this type are logged at; check it before building an `Entry`.
-    static func level(of type: JobEventType) -> Logger.Level {
-        switch type {
+    /// The level `event` is logged at; check it before building an `Entry`.
+    static func level(of event: JobEvent) -> Logger.Level {
+        switch event.type {
         case .tick: .trace
-        case .polled, .progress, .retrying, .held, .member: .debug
-        case .registered, .expired, .cancelled, .succeeded, .failed, .timedOut, .dead, .completed: .info
+        case .registered, .expired, .cancelled, .succeeded, .polled, .progress, .retrying, .held, .member: .debug
+        case .failed, .timedOut, .dead: .notice
+        case .completed: event.state == .succeeded ? .debug : .notice
         }
     }
 
@@ -76,7 +80,7 @@ enum JobEventLog {
             metadata.add("http.status", event.status)
             message = "\(kind) \(event.type.rawValue)\(event.error.map { ": \($0)" } ?? "")"
         }
-        return Entry(level: level(of: event.type), message: message, metadata: metadata)
+        return Entry(level: level(of: event), message: message, metadata: metadata)
     }
 }
 

@@ -76,6 +76,11 @@ final class EffectRunner {
             case .disarm:
                 plan.jobDeadline = nil
             case .reply(let connection, let id, let result):
+                if case .failure(let error) = result, Self.refusalsLogged.contains(error.code) {
+                    logger.notice(
+                        "refused: \(error.message)",
+                        metadata: ["error.code": "\(error.code.rawValue)", "conn.id": "\(connection.rawValue)", "request.id": "\(id)"])
+                }
                 let response = Response(id: id, outcome: result.mapError(WireErrorMapping.wireError))
                 outputs[connection, default: []].append(.response(response))
             case .deliver(let event, let recipients):
@@ -93,7 +98,7 @@ final class EffectRunner {
                 logger.debug("request aborted", metadata: ["job.id": "\(job)", "job.attempt": "\(attempt)"])
                 wire.append(.abort(job, attempt: attempt))
             case .notice(let message):
-                logger.info("\(message)")
+                logger.notice("\(message)")
             case .debug(let job, let message):
                 logger.debug("\(message)", metadata: ["job.id": "\(job)"])
             }
@@ -128,8 +133,12 @@ final class EffectRunner {
         return feedback
     }
 
+    /// Refusals the journal carries: the daemon or a user at a limit, or the disk failing. Bad
+    /// input is the client's business and is only answered.
+    private static let refusalsLogged: Set<ErrorCode> = [.quotaExceeded, .tooManyJobs, .storageUnavailable]
+
     private func log(_ event: JobEvent) {
-        guard logger.logLevel <= JobEventLog.level(of: event.type) else { return }
+        guard logger.logLevel <= JobEventLog.level(of: event) else { return }
         let entry = JobEventLog.entry(for: event)
         logger.log(level: entry.level, "\(entry.message)", metadata: entry.metadata)
     }

@@ -112,9 +112,9 @@ final class ConnectionHandler: ChannelDuplexHandler {
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if context.channel.isWritable, frames.isEmpty, readHeld {
-            readHeld = false
-            context.read()
+        if context.channel.isWritable, !continuing {
+            handOverBudget(context: context)
+            closeIfDone(context: context)
         }
         context.fireChannelWritabilityChanged()
     }
@@ -161,7 +161,10 @@ final class ConnectionHandler: ChannelDuplexHandler {
 
     /// Hands over one budget of the waiting lines; when more wait, the next budget follows the event
     /// loop's next poll of its sockets (`EventLoopYield`). Once none wait, a held read goes out.
+    /// Nothing is handed over while the client has more than `socket.max_pending_bytes` unread:
+    /// the lines wait, unanswered, until it reads (`channelWritabilityChanged`).
     private func handOverBudget(context: ChannelHandlerContext) {
+        guard context.channel.isWritable else { return }
         handOver(context: context)
         if !frames.isEmpty {
             guard !continuing else { return }
@@ -217,7 +220,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
     /// Answers a connection the quota refuses with one error line, then closes it; nothing it sends is read.
     private func refuse(_ error: WireError, context: ChannelHandlerContext) {
         closing = true
-        logger.info("refused a connection: \(error.message)", metadata: ["conn.id": "\(connection.rawValue)", "error.code": "\(error.code.rawValue)"])
+        logger.notice("refused a connection: \(error.message)", metadata: ["conn.id": "\(connection.rawValue)", "error.code": "\(error.code.rawValue)"])
         let written = context.eventLoop.makePromise(of: Void.self)
         let refusal = Response(id: nil, outcome: .failure(error))
         outbound.send([.response(refusal)], to: context.channel, promise: written)

@@ -2,34 +2,34 @@ import Logging
 import NIOCore
 import ReqdProtocol
 
-/// Encodes outbound messages as JSON lines, and drops a client that stops reading.
+/// Encodes outbound messages as JSON lines, and drops a client that stops reading its events.
 ///
 /// A watcher that never reads would make the daemon buffer its events without bound; once a
-/// connection's unwritten output passes `socket.max_pending_bytes` (the channel stops being
-/// writable), the next write closes the connection, and only that client loses its stream.
-///
-/// Only events close it, and only when the limit was passed before them: one large reply (a `list`
-/// of many jobs) is a large reply, not a client that stopped reading, and goes out. Replies cannot
-/// pile up, since `ConnectionHandler` reads no more requests while the limit is passed.
+/// connection's unwritten events pass `socket.max_pending_bytes`, the connection is closed, and
+/// only that client loses its stream. Only events count: one large reply (a `list` of many jobs)
+/// is a large reply, not a client that stopped reading, and goes out whatever follows it. Replies
+/// cannot pile up, since `ConnectionHandler` answers no more requests while the client is behind.
 final class MessageEncoder: ChannelOutboundHandler {
     typealias OutboundIn = [OutboundMessage]
     typealias OutboundOut = ByteBuffer
 
     private let encoder = CompactJSONEncoder()
     private let logger: Logger
+    private let maxPendingEventBytes: Int
+    /// Bytes of events written to the channel and not yet on the socket.
+    private var pendingEventBytes = 0
 
-    init(logger: Logger) { self.logger = logger }
+    init(logger: Logger, maxPendingEventBytes: Int) {
+        self.logger = logger
+        self.maxPendingEventBytes = maxPendingEventBytes
+    }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let messages = unwrapOutboundIn(data)
-        guard context.channel.isWritable || !messages.contains(where: \.isEvent) else {
-            logger.warning("closing a connection whose client does not read its replies and events")
-            promise?.fail(ChannelError.outputClosed)
-            context.close(promise: nil)
-            return
-        }
         var buffer = context.channel.allocator.buffer(capacity: 256 * messages.count)
+        var eventBytes = 0
         for message in messages {
+            let start = buffer.writerIndex
             switch message {
             case .response(let response):
                 do {
@@ -48,8 +48,22 @@ final class MessageEncoder: ChannelOutboundHandler {
                 }
             }
             buffer.writeInteger(UInt8(ascii: "\n"))
+            if message.isEvent { eventBytes += buffer.writerIndex - start }
         }
-        context.write(wrapOutboundOut(buffer), promise: promise)
+        guard eventBytes > 0 else {
+            context.write(wrapOutboundOut(buffer), promise: promise)
+            return
+        }
+        guard pendingEventBytes + eventBytes <= maxPendingEventBytes || pendingEventBytes == 0 else {
+            logger.warning("closing a connection whose client does not read its events")
+            promise?.fail(ChannelError.outputClosed)
+            context.close(promise: nil)
+            return
+        }
+        pendingEventBytes += eventBytes
+        let written = promise ?? context.eventLoop.makePromise()
+        written.futureResult.assumeIsolated().whenComplete { _ in self.pendingEventBytes -= eventBytes }
+        context.write(wrapOutboundOut(buffer), promise: written)
     }
 
     /// The reply sent instead of one that could not be encoded: `internal`, with the request's id.

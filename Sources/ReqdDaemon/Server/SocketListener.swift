@@ -45,7 +45,9 @@ final class SocketListener: Sendable {
             .serverChannelOption(ChannelOptions.backlog, value: 512)
             .serverChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(AcceptPause(logger: logger, quota: lineLimit.connections))
+                    let quota = lineLimit.connections
+                    try channel.pipeline.syncOperations.addHandler(
+                        AcceptPause(logger: logger, what: "client connections", openCount: { quota.count }))
                 }
             }
             .childChannelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
@@ -57,7 +59,7 @@ final class SocketListener: Sendable {
                         ChannelOptions.writeBufferWaterMark, value: .init(low: pending / 2, high: pending))
                     let pipeline = channel.pipeline.syncOperations
                     try pipeline.addHandler(ByteToMessageHandler(LineFrameDecoder(maxLineBytes: maxLineBytes)))
-                    try pipeline.addHandler(MessageEncoder(logger: logger))
+                    try pipeline.addHandler(MessageEncoder(logger: logger, maxPendingEventBytes: pending))
                     try pipeline.addHandler(
                         ConnectionHandler(
                             loop: loop, outbound: outbound, yield: yield, quota: lineLimit.connections,
