@@ -39,17 +39,14 @@ public final class Daemon: Sendable {
         self.logger = logger
         self.notifier = notifier
         state = Mutex((configuration, false))
-        let maxConnections = DescriptorBudget.maxConnections(
-            configured: configuration.maxConnections, openFileLimit: DescriptorBudget.openFileLimit)
+        let schedulerConfiguration = Self.schedulerConfiguration(configuration)
+        let maxConnections = schedulerConfiguration.maxConnections ?? 0
         lineLimit = LineLimit(
             configuration.maxLineBytes, pendingBytes: configuration.maxPendingBytes, limits: configuration.scheduler.userLimits,
             maxConnections: maxConnections)
         stateDirectory = DaemonPaths.stateDirectory(configured: configuration.stateDirectory, environment: environment)
         socketPath = DaemonPaths.socketPath(configured: configuration.socketPath, environment: environment)
 
-        var schedulerConfiguration = configuration.scheduler
-        schedulerConfiguration.daemonPID = getpid()
-        schedulerConfiguration.maxConnections = maxConnections
         let loop = SchedulerLoop(configuration: schedulerConfiguration, seed: seed, logger: logger, notifier: notifier)
         self.loop = loop
         var started = Parts(loop: loop)
@@ -77,6 +74,16 @@ public final class Daemon: Sendable {
             ])
     }
 
+    /// The scheduler's settings with what only the daemon knows: its pid, and the connection cap
+    /// as it applies it (`socket.max_connections`, or derived from the open-file limit).
+    private static func schedulerConfiguration(_ configuration: Configuration) -> SchedulerConfiguration {
+        var scheduler = configuration.scheduler
+        scheduler.daemonPID = getpid()
+        scheduler.maxConnections = DescriptorBudget.maxConnections(
+            configured: configuration.maxConnections, openFileLimit: DescriptorBudget.openFileLimit)
+        return scheduler
+    }
+
     /// Applies a reloaded configuration: the reloadable settings change, the others are reported and keep
     /// their running value until a restart.
     public func reload(_ configuration: Configuration, levelControl: LogLevelControl?) {
@@ -91,12 +98,8 @@ public final class Daemon: Sendable {
         levelControl?.rate = running.logRate
         lineLimit.bytes.store(running.maxLineBytes, ordering: .relaxed)
         lineLimit.pendingBytes.store(running.maxPendingBytes, ordering: .relaxed)
-        let maxConnections = DescriptorBudget.maxConnections(
-            configured: running.maxConnections, openFileLimit: DescriptorBudget.openFileLimit)
-        lineLimit.connections.update(running.scheduler.userLimits, maxConnections: maxConnections)
-        var scheduler = running.scheduler
-        scheduler.daemonPID = getpid()
-        scheduler.maxConnections = maxConnections
+        let scheduler = Self.schedulerConfiguration(running)
+        lineLimit.connections.update(running.scheduler.userLimits, maxConnections: scheduler.maxConnections ?? 0)
         loop.perform(.reconfigure(scheduler))
         if !needsRestart.isEmpty {
             logger.warning("these settings change only on restart: \(needsRestart.joined(separator: ", "))")

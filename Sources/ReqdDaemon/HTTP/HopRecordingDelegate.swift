@@ -13,15 +13,16 @@ final class HopRecordingDelegate: HTTPClientResponseDelegate {
     typealias Response = HTTPClient.Response
 
     private let inner: ResponseAccumulator
-    private let hop: Mutex<String?>
+    /// The request's URL, or the last redirect's target; made into `host:port` only when asked.
+    private let hop: Mutex<URL>
 
     init(request: HTTPClient.Request, maxBodySize: Int) {
         inner = ResponseAccumulator(request: request, maxBodySize: maxBodySize)
-        hop = Mutex(Self.hostPort(request.url))
+        hop = Mutex(request.url)
     }
 
     /// `host:port` of the last place the request went or was redirected to.
-    var lastHop: String? { hop.withLock { $0 } }
+    var lastHop: String? { Self.hostPort(hop.withLock { $0 }) }
 
     /// `host:port` of a URL, with the scheme's port when it names none; the host as the client
     /// puts it in a `CONNECT`.
@@ -35,7 +36,7 @@ final class HopRecordingDelegate: HTTPClientResponseDelegate {
         if (300..<400).contains(head.status.code), let location = head.headers.first(name: "location"),
             let next = URL(string: location, relativeTo: request.url)?.absoluteURL
         {
-            hop.withLock { $0 = Self.hostPort(next) }
+            hop.withLock { $0 = next }
         }
         inner.didVisitURL(task: task, request, head)
     }
