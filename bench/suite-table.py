@@ -27,6 +27,11 @@ rows = [
     ("HTTP drive rate, 10,000 poll jobs", cell("http", "/s"), "wrk -t2 -c64 " + cell("wrk", "/s"), f"{ratio('http','wrk'):.2f}", "≥ 0.5", ratio('http','wrk') >= 0.5),
     ("HTTP drive rate, 50,000 submits", cell("submit", "/s"), "wrk -t2 -c64 " + cell("wrk", "/s"), f"{ratio('submit','wrk'):.2f}", "≥ 0.5", ratio('submit','wrk') >= 0.5),
     ("memory per active countdown, 1M", cell("rss1000000", " B"), "Redis used_memory per key, 1M keys " + cell("redismem", " B"), f"{ratio('rss1000000','redismem'):.1f}×", "≤ 2×", ratio('rss1000000','redismem') <= 2),
+    ("RSS: idle, 1M active countdowns, 60 s after all cancelled and forgotten",
+     f"{med('mem_IDLE_MB'):.0f}, {med('mem_PEAK_MB'):.0f}, " + cell("mem_AFTER_MB", " MB"), "-", "-",
+     f"after ≤ 2× idle + 32 MB ({2 * med('mem_IDLE_MB') + 32:.0f} MB)", med("mem_AFTER_MB") <= 2 * med("mem_IDLE_MB") + 32),
+    ("timer lateness while tables shrink after 1M forgotten (3,000 probes)",
+     "p99 " + cell("mem_PROBE_P99_MS", " ms", "{:.3f}") + f", max {med('mem_PROBE_MAX_MS'):.3f} ms", "-", "-", "p99 ≤ 1 ms", med("mem_PROBE_P99_MS") <= 1),
     ("idle wake-ups per minute", cell("idle"), "-", "-", "0", med("idle") == 0),
     ("restart to READY=1, 1M persisted", cell("restart", " s", "{:.2f}"), "-", "-", "≤ 3 s", med("restart") <= 3),
 ]

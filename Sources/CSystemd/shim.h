@@ -6,6 +6,7 @@
 #include <sys/timerfd.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <malloc.h> /* malloc_trim: Glibc's Swift module leaves it out */
 
 /* The peer credentials of a Unix socket; glibc hides `struct ucred` behind _GNU_SOURCE. */
 struct reqd_ucred {

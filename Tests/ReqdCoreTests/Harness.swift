@@ -13,6 +13,10 @@ struct Harness {
     var now: ClockReading
     /// The instant the one timer is armed for, as the effects left it.
     var armed: Instant?
+    /// How many times the scheduler asked the daemon to give memory back.
+    private(set) var memoryReleases = 0
+    /// How many times the scheduler handed over storage to free off its queue.
+    private(set) var disposals = 0
     var nextRequest: Int64 = 1
     /// Commits complete automatically unless this is false.
     var autoCommit = true
@@ -83,6 +87,10 @@ struct Harness {
                 if !openConnectionIDs.contains(connection) {
                     Issue.record("\(event): replied to request \(id) on \(connection), which is not open")
                 }
+            case .releaseMemory: memoryReleases += 1
+            case .dispose(let disposal):
+                disposals += 1
+                disposal.free()
             case .notice, .debug: break
             }
             index += 1

@@ -21,8 +21,8 @@ private extension JobTable {
     }
 
     /// The jobs to forget at `nanoseconds`, forgotten, as the scheduler does.
-    mutating func forgetExpired(at nanoseconds: Int64, maxRetained: Int = 100) -> [String] {
-        let due = expired(at: at(nanoseconds), retention: retention, maxRetained: maxRetained)
+    mutating func forgetExpired(at nanoseconds: Int64, maxRetained: Int = 100, limit: Int = .max) -> [String] {
+        let due = expired(at: at(nanoseconds), retention: retention, maxRetained: maxRetained, limit: limit).due
         for id in due { remove(id) }
         return due.map(\.rawValue)
     }

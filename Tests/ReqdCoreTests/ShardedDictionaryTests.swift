@@ -43,6 +43,6 @@ struct ShardedDictionaryTests {
         var sharded = ShardedDictionary<Int, Int>()
         sharded.reserveCapacity(64_000)
         for index in 0..<64_000 { sharded[index] = index }
-        #expect(sharded.largestShard < 2_000)
+        #expect(sharded.largestShard < 500)
     }
 }

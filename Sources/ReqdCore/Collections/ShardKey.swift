@@ -1,6 +1,6 @@
 /// A key that says which shard of a `ShardedDictionary` it belongs to.
 public protocol ShardKey: Hashable {
-    /// Bits whose top six pick the shard; spread evenly over the keys.
+    /// Bits whose top eight pick the shard; spread evenly over the keys.
     var shardBits: UInt { get }
 }
 

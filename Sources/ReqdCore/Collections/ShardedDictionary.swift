@@ -1,13 +1,16 @@
-/// A dictionary kept as 64 smaller ones, chosen by the key's hash, so that it never grows all at once.
+/// A dictionary kept as 256 smaller ones, chosen by the key's hash, so that it never grows or
+/// shrinks all at once.
 ///
 /// A Swift `Dictionary` doubles and rehashes every entry when it fills: at 200,000 jobs that took
 /// 50–250 ms on the scheduler's queue, and every deadline waited behind it. Here each shard grows
-/// on its own and holds about 1/64 of the entries, so one growth moves 1/64 of them. The shard
+/// and shrinks on its own and holds about 1/256 of the entries, so one growth or shrink moves
+/// 1/256 of them: at a million jobs, a shard's shrink is a slice's work or less
+/// (`ShrinkBudget`). The shard
 /// comes from the top bits of the key's `shardBits`: a job id's random characters, so a lookup
 /// hashes the key once, or else its hash, whose low bits a shard's own buckets use.
 public struct ShardedDictionary<Key: ShardKey, Value>: Sequence {
-    private static var shardBits: Int { 6 }
-    private var shards: [[Key: Value]] = Array(repeating: [:], count: 1 << 6)
+    private static var shardBits: Int { 8 }
+    private var shards: [[Key: Value]] = Array(repeating: [:], count: 1 << 8)
 
     /// Creates an empty dictionary.
     public init() {}
@@ -49,6 +52,24 @@ public struct ShardedDictionary<Key: ShardKey, Value>: Sequence {
         let each = (capacity >> Self.shardBits) + (capacity >> (Self.shardBits + 3)) + 1
         for index in shards.indices { shards[index].reserveCapacity(each) }
     }
+
+    /// The number of shards, each shrunk on its own.
+    static var shardCount: Int { 1 << shardBits }
+
+    /// Shrinks the sparse shards from `next` on, as far as `budget` goes: one shard moves at most
+    /// about 1/256 of the entries, so a shrink of a large table spreads over many slices.
+    ///
+    /// - Returns: true once every shard has been looked at; `next` says where to go on otherwise.
+    mutating func shrink(from next: inout Int, _ budget: inout ShrinkBudget) -> Bool {
+        while next < shards.count {
+            guard !budget.isSpent, shards[next].shrink(&budget) else { return false }
+            next += 1
+        }
+        return true
+    }
+
+    /// The slots the shards have room for, in all.
+    var capacity: Int { shards.reduce(0) { $0 + $1.capacity } }
 
     /// Every value, shard by shard.
     public var values: FlattenSequence<LazyMapSequence<[[Key: Value]], Dictionary<Key, Value>.Values>> {

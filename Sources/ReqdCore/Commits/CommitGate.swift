@@ -48,3 +48,9 @@ struct CommitGate: Sendable {
         return then
     }
 }
+
+extension CommitGate: Shrinking {
+    mutating func shrink(_ budget: inout ShrinkBudget) -> Bool {
+        pending.shrink(&budget) && staged.shrink(&budget) && stagedByOwner.shrink(&budget)
+    }
+}

@@ -8,20 +8,33 @@ extension JobTable {
             retainedByOwner[owner, default: OwnerRetention()].append(id, endedAt: header.endedAt)
             retentionGrew.insert(owner)
             // Entries of jobs already forgotten (by age, or the daemon-wide limit) leave from the
-            // front, so the list stays about as long as what the owner keeps.
-            while let first = retainedByOwner[owner]?.first, self[first] == nil { _ = retainedByOwner[owner]?.popFirst() }
+            // front, a few per end, so the list stays about as long as what the owner keeps. After
+            // a mass forget the shrink pass drops the rest in slices (`dropForgottenRetained`).
+            var dropped = 0
+            while dropped < 8, let first = retainedByOwner[owner]?.first, self[first] == nil {
+                _ = retainedByOwner[owner]?.popFirst()
+                dropped += 1
+            }
         }
     }
 
     /// Takes the ended jobs to forget because their owners keep more than `limit(owner)` (nil: no
-    /// limit for that owner), each owner's oldest first.
-    mutating func overOwnerLimits(_ limit: (UInt32) -> Int?) -> [JobID] {
+    /// limit for that owner), each owner's oldest first, looking at `share` entries at most; an
+    /// owner still over its limit then is looked at again next time.
+    mutating func overOwnerLimits(share: Int, _ limit: (UInt32) -> Int?) -> [JobID] {
         guard !retentionGrew.isEmpty else { return [] }
         var due: [JobID] = []
+        var looked = 0
+        var stillOver: Set<UInt32> = []
         for owner in retentionGrew {
             guard let max = limit(owner), retainedJobs(ownedBy: owner) > max else { continue }
+            guard looked < share else {
+                stillOver.insert(owner)
+                continue
+            }
             var kept = retainedJobs(ownedBy: owner)
-            while kept > max, let (id, endedAt) = retainedByOwner[owner]?.popFirst() {
+            while kept > max, looked < share, let (id, endedAt) = retainedByOwner[owner]?.popFirst() {
+                looked += 1
                 // An entry left by an end that `retry` undid since does not count.
                 guard let header = self[id], header.state != .active, header.state != .dead, header.endedAt == endedAt
                 else { continue }
@@ -32,24 +45,28 @@ extension JobTable {
                 staleRetained[id, default: 0] += 1
                 staleRetainedCount += 1
             }
+            if kept > max { stillOver.insert(owner) }
             if retainedByOwner[owner]?.isEmpty == true { retainedByOwner[owner] = nil }
         }
-        retentionGrew = []
+        retentionGrew = stillOver
         return due
     }
 
-    /// Takes the ended jobs to forget now, oldest first: those whose retention has passed at
-    /// `now`, and the oldest beyond `maxRetained`. An end that `retry` undid does not count: a job
-    /// put back since is not among them (nor a dead letter: those leave through the timer), and
-    /// one that ended again goes by its last end.
-    mutating func expired(at now: Instant, retention: Int64, maxRetained: Int) -> [JobID] {
+    /// Takes the ended jobs to forget now, oldest first, looking at `limit` entries at most (stale
+    /// ones count too): those whose retention has passed at `now`, and the oldest beyond
+    /// `maxRetained`. An end that `retry` undid does not count: a job put back since is not among
+    /// them (nor a dead letter: those leave through the timer), and one that ended again goes by
+    /// its last end. Returns them and the entries looked at.
+    mutating func expired(at now: Instant, retention: Int64, maxRetained: Int, limit: Int) -> (due: [JobID], looked: Int) {
         var due: [JobID] = []
-        while retainedHead < retained.count,
+        var looked = 0
+        while looked < limit, retainedHead < retained.count,
             retained.count - retainedHead - staleRetainedCount > maxRetained
                 || retained[retainedHead].endedAt.advanced(by: retention) <= now
         {
             let id = retained[retainedHead].id
             retainedHead += 1
+            looked += 1
             if let stale = staleRetained[id] {
                 staleRetained[id] = stale > 1 ? stale - 1 : nil
                 staleRetainedCount -= 1
@@ -61,6 +78,6 @@ extension JobTable {
                 retainedHead = 0
             }
         }
-        return due
+        return (due, looked)
     }
 }

@@ -34,8 +34,9 @@ struct JobTable: Sendable {
     /// read them on every registration and every end.
     private var activeByOwner: [UInt32: Int] = [:]
     private var retainedCountByOwner: [UInt32: Int] = [:]
-    /// Ended jobs in the order they ended, for retention. They are forgotten as events arrive,
-    /// not by the timer, so an idle daemon never wakes up just to forget old jobs.
+    /// Ended jobs in the order they ended, for retention. They are forgotten as events arrive
+    /// (the `.retention` timer only brings the next share when one turn's was not enough), so an
+    /// idle daemon never wakes up just to forget old jobs.
     var retained: [(id: JobID, endedAt: Instant)] = []
     var retainedHead = 0
     /// Entries of `retained` left by jobs that `retry` put back since, by job: each is skipped,
@@ -182,7 +183,8 @@ struct JobTable: Sendable {
         return header
     }
 
-    /// Drops forgotten jobs from `order`; positions in it change, so no walk may be in progress.
+    /// Drops forgotten jobs from `order` at once; positions in it change, so no walk may be in
+    /// progress. For a restore; otherwise the shrink pass compacts the order in slices.
     mutating func compactOrder() {
         var order = JobOrder()
         swap(&order, &self.order)
@@ -223,6 +225,11 @@ struct JobTable: Sendable {
         default:
             retainedCountByOwner[owner, default: 0] += delta
         }
+    }
+
+    /// Shrinks the counts by owner.
+    mutating func shrinkCounts(_ budget: inout ShrinkBudget) -> Bool {
+        counts.shrink(&budget) && activeByOwner.shrink(&budget) && retainedCountByOwner.shrink(&budget)
     }
 
     /// Runs `body` on a job's header in place, in its kind's table.

@@ -3,7 +3,8 @@ import ReqdProtocol
 /// One owner's ended jobs in the order they ended, for the per-user retention limit.
 ///
 /// Entries are not removed when a job is forgotten another way or put back by `retry`; whoever
-/// pops one checks that the job is still there and still ended at the same time.
+/// pops one checks that the job is still there and still ended at the same time, and the shrink
+/// pass drops the front entries of forgotten jobs (`dropForgotten`).
 struct OwnerRetention: Sendable {
     private var ids: [(id: JobID, endedAt: WallTime?)] = []
     private var head = 0
@@ -28,4 +29,25 @@ struct OwnerRetention: Sendable {
         }
         return id
     }
+}
+
+extension OwnerRetention {
+    /// Takes the entries of jobs no longer held from the front, each a `JobOrder.visitCost`
+    /// against `budget`; true once the front entry is a held job's, or none is left.
+    ///
+    /// The array is not compacted meanwhile (`popFirst` would move what is left every time the
+    /// taken part passes half); the shrink that follows drops the taken part once.
+    mutating func dropForgotten(_ budget: inout ShrinkBudget, isHeld: (JobID) -> Bool) -> Bool {
+        while head < ids.count {
+            guard !budget.isSpent else { return false }
+            budget.left -= JobOrder.visitCost
+            guard !isHeld(ids[head].id) else { return true }
+            head += 1
+        }
+        return true
+    }
+}
+
+extension OwnerRetention: Shrinking {
+    mutating func shrink(_ budget: inout ShrinkBudget) -> Bool { ids.shrink(droppingFirst: &head, &budget) }
 }

@@ -88,12 +88,16 @@ extension Scheduler {
         table.retentionGrew.formUnion(table.retainedByOwner.keys)
     }
 
-    /// Forgets the ended jobs of owners over `limits.retained_jobs_per_user`, each one's oldest first.
+    /// Forgets the ended jobs of owners over `limits.retained_jobs_per_user`, each one's oldest
+    /// first, within what is left of the turn's share (`forgetsLeft`); uses it all up when an
+    /// owner is still over, so that the next share comes soon.
     mutating func forgetOverOwnerRetention(into effects: inout [SchedulerEffect]) {
         let limits = configuration.userLimits
-        for id in table.overOwnerLimits({ limits.apply(to: $0) ? limits.retainedJobs : nil }) {
+        let due = table.overOwnerLimits(share: forgetsLeft) { limits.apply(to: $0) ? limits.retainedJobs : nil }
+        for id in due {
             forget(id, into: &effects)
         }
+        forgetsLeft = table.retentionGrew.isEmpty ? max(0, forgetsLeft - due.count) : 0
     }
 
     /// The caller's use of its limits, for the daemon summary.

@@ -11,7 +11,7 @@ struct WireLedger: Sendable {
     }
 
     /// Jobs waiting for a slot of one owner, in the order they came.
-    private struct Queue {
+    fileprivate struct Queue {
         var jobs: [JobID] = []
         var head = 0
         var members: Set<JobID> = []
@@ -96,5 +96,18 @@ struct WireLedger: Sendable {
     private mutating func release(_ owner: UInt32) {
         inFlightByOwner.countDown(owner)
         if waiting[owner] != nil { freed.insert(owner) }
+    }
+}
+
+extension WireLedger: Shrinking {
+    mutating func shrink(_ budget: inout ShrinkBudget) -> Bool {
+        owners.shrink(&budget) && attemptsByJob.shrink(&budget) && inFlightByOwner.shrink(&budget)
+            && waiting.shrinkWithValues(&budget) && freed.shrink(&budget)
+    }
+}
+
+extension WireLedger.Queue: Shrinking {
+    mutating func shrink(_ budget: inout ShrinkBudget) -> Bool {
+        jobs.shrink(droppingFirst: &head, &budget) && members.shrink(&budget)
     }
 }

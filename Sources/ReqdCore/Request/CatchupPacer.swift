@@ -31,3 +31,7 @@ struct CatchupPacer: Sendable {
         return slot
     }
 }
+
+extension CatchupPacer: Shrinking {
+    mutating func shrink(_ budget: inout ShrinkBudget) -> Bool { nextSlot.shrink(&budget) }
+}

@@ -3,7 +3,7 @@
 /// Owner, method, normalized URL, the body, and the values of the headers the caller named.
 /// Entries are compared whole (hashed with Swift's `Hasher`, then checked field by field), so
 /// two different requests never collide; the body is the job's own array, shared, not copied.
-struct DedupeKey: Hashable, Sendable {
+struct DedupeKey: ShardKey, Sendable {
     var owner: UInt32
     var method: String
     var url: String

@@ -109,3 +109,11 @@ struct NetworkHold: Sendable {
         probeDelay = Self.firstProbeDelay
     }
 }
+
+extension NetworkHold: Shrinking {
+    mutating func shrink(_ budget: inout ShrinkBudget) -> Bool { targets.shrinkWithValues(&budget) }
+}
+
+extension NetworkHold.Target: Shrinking {
+    mutating func shrink(_ budget: inout ShrinkBudget) -> Bool { jobs.shrink(&budget) && owners.shrink(&budget) }
+}

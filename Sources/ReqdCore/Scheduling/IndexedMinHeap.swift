@@ -28,6 +28,21 @@ public struct IndexedMinHeap<Key: ShardKey & Sendable, Priority: Comparable & Se
         positions.reserveCapacity(capacity)
     }
 
+    /// Shrinks the entries, then the index shard by shard, from step `next` on, as far as
+    /// `budget` goes; true once all have been looked at (`ShardedDictionary.shrink(from:_:)`).
+    mutating func shrink(from next: inout Int, _ budget: inout ShrinkBudget) -> Bool {
+        if next == 0 {
+            guard entries.shrink(&budget) else { return false }
+            next = 1
+        }
+        var shard = next - 1
+        defer { next = shard + 1 }
+        return positions.shrink(from: &shard, &budget)
+    }
+
+    /// The slots the entries and the index have room for; for tests.
+    var capacity: (entries: Int, positions: Int) { (entries.capacity, positions.capacity) }
+
     /// The priority of `key`, or nil when it is not in the heap.
     public func priority(of key: Key) -> Priority? {
         positions[key].map { entries[$0].priority }

@@ -148,6 +148,7 @@ extension Scheduler {
             effects.append(.abort(id, attempt: attempt))
         }
         ledger.jobEnded(id)
+        shrinking.removed()
         if state == .cancelled { forgetDedupe(id) }
         if header.kind == .request { forgetHold(id) }
         guard let ended = job(id) else { return }
@@ -181,6 +182,7 @@ extension Scheduler {
     /// Removes an ended job from memory and from the store.
     mutating func forget(_ id: JobID, into effects: inout [SchedulerEffect]) {
         guard let header = table.remove(id) else { return }
+        shrinking.removed()
         timers.remove(.job(id))
         if header.durable { effects.append(.persist(.delete(id.rawValue))) }
     }

@@ -20,6 +20,11 @@ public enum SchedulerEffect: Sendable {
     case abort(JobID, attempt: UInt32)
     /// A change in the daemon's own state worth an info log line, such as a target becoming unreachable.
     case notice(String)
+    /// Free this storage, off the scheduler's queue: tables a shrink replaced.
+    case dispose(Disposal)
+    /// Tables shrank or many jobs were forgotten: give the memory the allocator keeps free back
+    /// to the system.
+    case releaseMemory
     /// A detail worth a debug log line about one job.
     case debug(JobID, String)
 }

@@ -8,14 +8,18 @@ enum TimerKey: Hashable, Sendable {
     case dedupe(JobID)
     /// The next probe round of unreachable targets.
     case probe
+    /// The next slice of a pass that shrinks tables (`ShrinkPass`).
+    case shrink
+    /// The next turn's share of ended jobs to forget, when more were due than one turn forgets.
+    case retention
 }
 
 extension TimerKey: ShardKey {
-    /// A job's own id picks the shard; the probe has one of its own.
+    /// A job's own id picks the shard; the others share one.
     var shardBits: UInt {
         switch self {
         case .job(let id), .dedupe(let id): id.shardBits
-        case .probe: 0
+        case .probe, .shrink, .retention: 0
         }
     }
 }

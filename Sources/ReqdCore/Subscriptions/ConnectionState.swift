@@ -11,3 +11,10 @@ struct ConnectionState: Sendable {
     /// Jobs bound to this connection: cancelled when it closes.
     var boundJobs: Set<JobID> = []
 }
+
+extension ConnectionState: Shrinking {
+    mutating func shrink(_ budget: inout ShrinkBudget) -> Bool {
+        watchedJobs.shrink(&budget) && watchedScopes.shrink(&budget) && waits.shrink(&budget)
+            && boundJobs.shrink(&budget)
+    }
+}

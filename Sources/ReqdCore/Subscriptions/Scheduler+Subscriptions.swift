@@ -47,6 +47,7 @@ extension Scheduler {
     /// Forgets a closed connection's watches, waits and lists in progress, and cancels the jobs bound to it.
     mutating func closeConnection(_ id: ConnectionID, at now: ClockReading, into effects: inout [SchedulerEffect]) {
         lists.removeAll { $0.connection == id }
+        shrinking.removed()
         for job in subscriptions.close(id) {
             finish(job, as: .cancelled, reason: .connectionClosed, replacedBy: nil, at: now, into: &effects)
         }

@@ -137,3 +137,11 @@ struct Subscriptions: Sendable {
         return removed
     }
 }
+
+extension Subscriptions: Shrinking {
+    mutating func shrink(_ budget: inout ShrinkBudget) -> Bool {
+        connections.shrinkWithValues(&budget) && jobWatchers.shrinkWithValues(&budget)
+            && scopeWatchers.shrinkWithValues(&budget) && waiters.shrinkWithValues(&budget)
+            && connectionsByUID.shrink(&budget)
+    }
+}

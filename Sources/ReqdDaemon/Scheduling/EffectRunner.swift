@@ -20,6 +20,7 @@ final class EffectRunner {
 
     private let queue: DispatchQueue
     private let logger: Logger
+    private let memory: MemoryRelease
     private var sinks: [ConnectionID: any MessageSink] = [:]
     private var store: JobStore?
     private var executor: HTTPExecutor?
@@ -29,6 +30,7 @@ final class EffectRunner {
     init(queue: DispatchQueue, logger: Logger) {
         self.queue = queue
         self.logger = logger
+        memory = MemoryRelease(logger: logger)
     }
 
     /// Connects the store whose commits gate durable acknowledgements.
@@ -101,6 +103,10 @@ final class EffectRunner {
                 logger.notice("\(message)")
             case .debug(let job, let message):
                 logger.debug("\(message)", metadata: ["job.id": "\(job)"])
+            case .releaseMemory:
+                memory.release()
+            case .dispose(let disposal):
+                memory.dispose(disposal)
             }
         }
 

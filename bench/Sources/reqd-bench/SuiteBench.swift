@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import ReqdProtocol
 
 /// One measurement of `bench/run`'s suite, on a fresh daemon, printed as `NAME=value` lines.
@@ -10,6 +11,8 @@ import ReqdProtocol
 /// The socket rows are driven by `RoundTripDriver`: one thread under poll(2), like redis-benchmark.
 ///   suite lateness --count N       expiry lateness: N active countdowns, the first 100,000 of them
 ///                                  expiring at 20,000/s; also RSS per countdown at N
+///   suite memory --count N [--settle S]   RSS idle, at N active countdowns, and S seconds (default
+///                                  60) after all were cancelled (100 scope cancels) and forgotten
 ///   suite idle --seconds S         timer and thread wake-ups of an idle daemon, per minute
 ///   suite restart --count N        start to READY=1 with N persisted countdowns
 ///   suite submit --url URL [--count N]   requests/s that N ephemeral submits drive to URL
@@ -34,6 +37,8 @@ func suiteBench() {
             print("RATE=\(Int(rate))")
         case "lateness":
             try latenessAndMemory(count: count)
+        case "memory":
+            try memoryComesBack(count: count, settle: Double(option("--settle") ?? "") ?? 60)
         case "idle":
             try idleWakeups(seconds: Double(option("--seconds") ?? "") ?? 60)
         case "restart":
@@ -78,6 +83,86 @@ private func latenessAndMemory(count: Int) throws {
     let lateness = jobs.compactMap { $0["late_by_ms"] as? Double }.sorted()
     guard lateness.count == expiring else { throw BenchError("\(lateness.count) of \(expiring) countdowns expired") }
     print(String(format: "P50_MS=%.3f\nP99_MS=%.3f\nMAX_MS=%.3f", percentile(lateness, 0.5), percentile(lateness, 0.99), lateness.last ?? .nan))
+}
+
+/// Prints the daemon's RSS while idle, at `count` active ephemeral countdowns in 100 scopes, and
+/// `settle` seconds after cancelling every scope and letting a one-second retention pass (a
+/// `status` then forgets them, since retention runs on events). `TARGET_MB` is issue 23's bound:
+/// twice the idle RSS plus 32 MB.
+private func memoryComesBack(count: Int, settle: Double) throws {
+    let daemon = try DaemonUnderTest(binary: reqdPath, extraArguments: ["--set", "jobs.retention=1s"])
+    defer { daemon.stop() }
+    usleep(500_000)
+    let idle = daemon.residentBytes
+    try fill(socket: daemon.socket, count: count, connections: 4, prefix: "m") { index in
+        "\"duration_ms\":3600000,\"scope\":\"m\(index % 100)\",\"ephemeral\":true"
+    }
+    usleep(500_000)
+    let peak = daemon.residentBytes
+    let client = try BenchSocket(path: daemon.socket)
+    func call(_ request: String) throws -> [String: Any] {
+        try client.write(line(request))
+        guard let object = try JSONSerialization.jsonObject(with: Data(try client.readLine())) as? [String: Any],
+            object["ok"] as? Bool == true
+        else { throw BenchError("\(request) failed") }
+        return object
+    }
+    var cancelled = 0
+    for scope in 0..<100 {
+        let reply = try call("{\"id\":\(scope),\"op\":\"cancel\",\"scope\":\"m\(scope)\"}")
+        cancelled += ((reply["result"] as? [String: Any])?["count"] as? Int) ?? 0
+    }
+    guard cancelled == count else { throw BenchError("cancelled \(cancelled) of \(count)") }
+    // Probes: 3,000 countdowns due over the 8 s from 1.5 s after the cancels, through the
+    // forgetting (a share a turn, from the first turn after the retention), the shrink passes
+    // and the memory releases; their lateness is reported. They are registered now, pipelined; a
+    // `status` at 1.5 s makes sure the forgetting has begun.
+    let watcher = try BenchSocket(path: daemon.socket)
+    try watcher.write(line("{\"id\":1,\"op\":\"watch\",\"scope\":\"probe\"}"))
+    _ = try watcher.readLine()
+    let probes = 3_000
+    let lateness = Mutex<[(late: Double, at: Double)]>([])
+    let reader = Thread {
+        while let reply = try? watcher.readLine() {
+            guard let event = try? JSONSerialization.jsonObject(with: Data(reply)) as? [String: Any],
+                event["event"] as? String == "expired", let late = event["late_by_ms"] as? Double
+            else { continue }
+            if lateness.withLock({ $0.append((late, wallNow())); return $0.count }) == probes { return }
+        }
+    }
+    reader.start()
+    let cancelledRSS = daemon.residentBytes
+    let probeStart = wallNow() + 1.5
+    try pipeline(socket: daemon.socket, count: probes, connections: 1) { index, _, _ in
+        let due = probeStart + 8 * Double(index) / Double(probes)
+        return "\"op\":\"register-countdown\",\"key\":\"p\(index)\",\"until\":\"\(rfc3339(due))\",\"scope\":\"probe\",\"ephemeral\":true,\"tick_ms\":3600000"
+    }
+    guard wallNow() < probeStart - 0.1 else { throw BenchError("registering the probes took too long") }
+    usleep(useconds_t((probeStart - 0.1 - wallNow()) * 1_000_000))
+    _ = try call("{\"id\":1000,\"op\":\"status\"}")
+    let forgotten = wallNow()
+    while wallNow() < forgotten + settle { usleep(200_000) }
+    // Ended jobs leave a share a turn: the last probes' retention passed while the daemon was
+    // idle, so the first `status` may still see some.
+    var jobs: [String: [String: Int]] = [:]
+    var held = -1
+    for attempt in 0..<10 where held != 0 {
+        let status = try call("{\"id\":\(1001 + attempt),\"op\":\"status\"}")
+        jobs = (status["result"] as? [String: Any])?["jobs"] as? [String: [String: Int]] ?? [:]
+        held = jobs.values.flatMap(\.values).reduce(0, +)
+        if held != 0 { usleep(50_000) }
+    }
+    let after = daemon.residentBytes
+    let mb = { (bytes: Int) in String(format: "%.1f", Double(bytes) / 1_048_576) }
+    print("IDLE_MB=\(mb(idle))\nPEAK_MB=\(mb(peak))\nCANCELLED_MB=\(mb(cancelledRSS))\nAFTER_MB=\(mb(after))")
+    print("TARGET_MB=\(mb(2 * idle + 32 * 1_048_576))")
+    let received = lateness.withLock { $0 }
+    let late = received.map(\.late).sorted()
+    let worst = received.sorted { $0.late > $1.late }.prefix(5)
+    print("PROBE_WORST=" + worst.map { String(format: "%.1fms@%.2fs", $0.late, $0.at - probeStart) }.joined(separator: ","))
+    guard late.count == probes else { throw BenchError("\(late.count) of \(probes) probes expired") }
+    print(String(format: "PROBE_P50_MS=%.3f\nPROBE_P99_MS=%.3f\nPROBE_MAX_MS=%.3f", percentile(late, 0.5), percentile(late, 0.99), late.last ?? Double.nan))
+    guard held == 0 else { throw BenchError("\(held) jobs still held after the retention: \(jobs)") }
 }
 
 /// Counts how often the idle daemon's threads were scheduled (`/proc/PID/task/*/schedstat`, the

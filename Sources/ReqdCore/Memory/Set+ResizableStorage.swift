@@ -1,0 +1,10 @@
+extension Set: ResizableStorage {
+    /// Every member is hashed and inserted again.
+    var moveCost: Int { ShrinkBudget.rehashCost(count: count, stride: MemoryLayout<Element>.stride) }
+
+    mutating func reallocate() {
+        var resized = Set(minimumCapacity: count)
+        for member in self { resized.insert(member) }
+        self = resized
+    }
+}

@@ -1,0 +1,97 @@
+/// Where the scheduler's shrink pass stands: whether one is due, and how far the one in progress
+/// has come.
+///
+/// A pass looks at the tables whose size follows the number of jobs (docs/ARCHITECTURE.md,
+/// "Memory"), in slices of one `ShrinkBudget` each, one slice per firing of the `.shrink` timer,
+/// so deadlines and requests run between slices. It begins a second after enough jobs have ended
+/// or been forgotten or connections closed, so a burst of cancels settles first, and waits while
+/// ended jobs are still being forgotten in shares. A data machine: the scheduler decides what a
+/// step does.
+struct ShrinkPass: Sendable {
+    /// The parts of the scheduler a pass walks, in order.
+    enum Part: Int, CaseIterable, Sendable {
+        case order, jobs, timers, dedupe, subscriptions, commits, ledger, network, catchup
+    }
+
+    /// Jobs ended or forgotten, or connections closed, since the last pass began that make
+    /// another worth it.
+    static let removalsPerPass = 4_096
+    /// Removals between the arming of a pass and the end of its walk that make giving memory back
+    /// worth a call even when no table shrank: a burst's headers, strings and bodies went back to
+    /// the allocator. A steady churn spreads over many passes and stays under it.
+    static let removalsPerRelease = 65_536
+    /// How long after the removals a pass begins: a burst of cancels or forgets settles first.
+    static let settleNanos: Int64 = 1_000_000_000
+    /// The pause between slices, in which other work runs.
+    static let sliceGapNanos: Int64 = 1_000_000
+    /// How long a pass waits while ended jobs are still being forgotten in shares: the tables are
+    /// not sparse yet, and the forgetting has the turns.
+    static let forgettingWaitNanos: Int64 = 100_000_000
+    /// `malloc_trim` holds each heap's lock while it walks it, 25–40 ms after a million jobs, and
+    /// the scheduler's allocations wait for it: it runs when no deadline falls within this long…
+    static let quietNanos: Int64 = 50_000_000
+    /// …or at the latest this long after the pass ended.
+    static let releaseWaitNanos: Int64 = 10_000_000_000
+
+    /// True from the arming of the `.shrink` timer to the end of the pass and its release.
+    private(set) var isScheduled = false
+    /// The pass has ended and memory should go back to the system at a quiet moment, at the
+    /// latest at this instant.
+    private(set) var releaseBy: Instant?
+    /// The part in progress and the step within it.
+    var part = Part.order
+    var step = 0
+    private var removals = 0
+    private var shrunk = 0
+    /// Tables shrunk since the scheduler began, and the work of the last slice; for tests.
+    private(set) var tablesShrunk = 0
+    private(set) var lastSliceWork = 0
+
+    /// A job ended or was forgotten, or a connection closed.
+    mutating func removed() { removals += 1 }
+
+    /// Whether a pass should be armed now: enough has gone, or `orderWantsCompaction`.
+    func isDue(orderWantsCompaction: Bool) -> Bool {
+        !isScheduled && (removals >= Self.removalsPerPass || orderWantsCompaction)
+    }
+
+    /// A pass was armed.
+    mutating func scheduled() {
+        isScheduled = true
+        removals = 0
+        part = .order
+        step = 0
+        shrunk = 0
+    }
+
+    /// Moves on to the next part; false when the pass has walked them all.
+    mutating func advance() -> Bool {
+        step = 0
+        guard let next = Part(rawValue: part.rawValue + 1) else { return false }
+        part = next
+        return true
+    }
+
+    /// A slice ended with `budget` left.
+    mutating func sliceEnded(_ budget: ShrinkBudget) {
+        shrunk += budget.shrunk
+        tablesShrunk += budget.shrunk
+        lastSliceWork = ShrinkBudget.slice - budget.left
+    }
+
+    /// Ends the walk over the parts; a release follows when it shrank anything or enough jobs
+    /// were forgotten (`releaseBy`), else the pass is over.
+    mutating func walked(at now: Instant) {
+        if shrunk > 0 || removals >= Self.removalsPerRelease {
+            releaseBy = now.advanced(by: Self.releaseWaitNanos)
+        } else {
+            isScheduled = false
+        }
+    }
+
+    /// The memory went back: the pass is over.
+    mutating func released() {
+        releaseBy = nil
+        isScheduled = false
+    }
+}

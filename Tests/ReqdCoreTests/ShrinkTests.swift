@@ -1,0 +1,285 @@
+import ReqdProtocol
+import Testing
+@testable import ReqdCore
+
+private let second = Harness.second
+
+@Suite("Tables shrink after a burst, in bounded slices, and a steady load never thrashes")
+struct ShrinkTests {
+    @Test("a dictionary shrinks only below a quarter of its capacity, and halving a load never shrinks it")
+    func hysteresis() {
+        var table: [Int: Int] = [:]
+        for key in 0..<10_000 { table[key] = key }
+        let full = table.capacity
+        for round in 0..<5 {
+            for key in 0..<5_000 { table[key] = nil }
+            var budget = ShrinkBudget()
+            let through = table.shrink(&budget)
+            #expect(through)
+            #expect(budget.shrunk == 0, "round \(round)")
+            for key in 0..<5_000 { table[key] = key }
+        }
+        #expect(table.capacity == full)
+        for key in 0..<9_000 { table[key] = nil }
+        var budget = ShrinkBudget()
+        let through = table.shrink(&budget)
+        #expect(through)
+        #expect(budget.shrunk == 1)
+        #expect(table.capacity < full / 4)
+        #expect(table.count == 1_000)
+        #expect((9_000..<10_000).allSatisfy { table[$0] == $0 })
+    }
+
+    @Test("a move that does not fit what is left of a slice waits for the next, unless it is the slice's first; more than a slice never moves")
+    func budgetBounds() {
+        var set = Set(0..<40_000)
+        set.subtract(0..<36_000)
+        var budget = ShrinkBudget()
+        budget.left = 100
+        _ = budget.take(50)
+        var through = set.shrink(&budget)
+        #expect(!through)
+        #expect(budget.shrunk == 1, "only the earlier move")
+        budget = ShrinkBudget()
+        budget.left = 100
+        through = set.shrink(&budget)
+        #expect(through)
+        #expect(budget.shrunk == 1, "a slice's first move goes ahead")
+        #expect(set.count == 4_000)
+
+        var large = Set(0..<100_000)
+        large.subtract(0..<80_000)
+        budget = ShrinkBudget()
+        through = large.shrink(&budget)
+        #expect(through)
+        #expect(budget.shrunk == 0, "20,000 moves are more than one slice: left until fewer remain")
+    }
+
+    @Test("a sharded table shrinks shard by shard across slices, each within its budget")
+    func shardedSlices() {
+        var table = ShardedDictionary<Int, Int>()
+        for key in 0..<400_000 { table[key] = key }
+        for key in 0..<399_000 { table[key] = nil }
+        let before = table.capacity
+        var next = 0
+        var slices = 0
+        while true {
+            var budget = ShrinkBudget()
+            budget.left = 1_000
+            let through = table.shrink(from: &next, &budget)
+            #expect(budget.left >= -1)
+            slices += 1
+            if through { break }
+        }
+        #expect(slices > 1)
+        #expect(table.capacity * 4 < before)
+        #expect(table.count == 1_000)
+        #expect((399_000..<400_000).allSatisfy { table[$0] == $0 })
+    }
+
+    /// `count` ephemeral countdowns an hour out, spread over scopes `s0`, `s1`, …, on a scheduler
+    /// that keeps ended jobs for a second.
+    private static func countdowns(_ count: Int, scopes: Int) -> Harness {
+        var configuration = SchedulerConfiguration()
+        configuration.retentionNanos = second
+        var h = Harness(configuration: configuration)
+        for index in 0..<count {
+            _ = h.countdown(key: "k\(index)", seconds: 3_600, scope: "s\(index % scopes)", ephemeral: true)
+        }
+        return h
+    }
+
+    /// Cancels every scope of `countdowns(_:scopes:)`, lets the retention pass, and sends a
+    /// `status`, whose turn forgets the first share.
+    private static func cancelPastRetention(_ h: inout Harness, scopes: Int) {
+        for scope in 0..<scopes { _ = h.request(.cancel(JobSelector(scope: "s\(scope)"))) }
+        h.advance(2 * second)
+        _ = h.request(.status(StatusRequest()))
+    }
+
+    /// Fires the timer until every ended job due to be forgotten is, a share a turn.
+    private static func forgetDue(_ h: inout Harness) {
+        var turns = 0
+        while h.scheduler.timers.contains(.retention), turns < 10_000 {
+            _ = h.fireAtArmedDeadline()
+            turns += 1
+        }
+    }
+
+    /// Fires the timer until no shrink pass is armed; returns the slices taken and the most work
+    /// one slice did.
+    private static func runShrinkPass(_ h: inout Harness) -> (slices: Int, largest: Int) {
+        var slices = 0
+        var largest = 0
+        while h.scheduler.shrinking.isScheduled, slices < 10_000 {
+            _ = h.fireAtArmedDeadline()
+            slices += 1
+            largest = max(largest, h.scheduler.shrinking.lastSliceWork)
+        }
+        return (slices, largest)
+    }
+
+    @Test("after 100,000 countdowns are cancelled and forgotten, every index gives its capacity back, in slices, and memory is released")
+    func burstShrinks() {
+        var h = Self.countdowns(100_000, scopes: 4)
+        let peakJobs = h.scheduler.table.countdowns.capacity
+        let peakKeys = h.scheduler.table.activeByKey.capacity
+        let peakTimers = h.scheduler.timers.capacity
+        #expect(peakJobs >= 100_000)
+        Self.cancelPastRetention(&h, scopes: 4)
+        Self.forgetDue(&h)
+        #expect(h.scheduler.table.count == 0)
+
+        let (slices, largest) = Self.runShrinkPass(&h)
+        #expect(!h.scheduler.shrinking.isScheduled)
+        #expect(h.armed == nil, "nothing is left to wake an idle daemon for")
+        #expect(slices > 1, "the pass is spread over several turns")
+        #expect(largest <= ShrinkBudget.slice + JobOrder.visitCost)
+        #expect(h.scheduler.table.countdowns.capacity * 16 < peakJobs)
+        #expect(h.scheduler.table.activeByKey.capacity * 16 < peakKeys)
+        #expect(h.scheduler.timers.capacity.entries * 16 < peakTimers.entries)
+        #expect(h.scheduler.timers.capacity.positions * 16 < peakTimers.positions)
+        #expect(h.scheduler.table.order.ids.capacity * 16 < 100_000)
+        #expect(h.scheduler.table.retained.count - h.scheduler.table.retainedHead == 0)
+        #expect(h.scheduler.table.retained.capacity * 16 < 100_000)
+        #expect(h.memoryReleases >= 1)
+        let ownerListsEmpty = h.scheduler.table.retainedByOwner.values.allSatisfy(\.isEmpty)
+        #expect(ownerListsEmpty, "the owner's list dropped its forgotten jobs")
+        #expect(h.scheduler.table.staleRetainedCount == 0)
+        #expect(h.disposals > 0, "what the shrinks replaced is freed off the scheduler's queue")
+
+        // The tables still work at their new sizes, and an idle daemon is not woken again.
+        let after = h.countdown(key: "k1", seconds: 1, ephemeral: true)
+        #expect(h.scheduler.table[after.id]?.state == .active)
+        #expect(h.scheduler.timers.isValid())
+        _ = h.fireAtArmedDeadline()
+        #expect(h.scheduler.table[after.id]?.state == .expired)
+        #expect(h.armed == nil, "an ended job's retention needs no timer, and one end arms no pass")
+    }
+
+    @Test("a steady load (32,000 active, an eighth replaced every 2 s, ended jobs kept 10 s) never shrinks a table")
+    func steadyLoad() {
+        var configuration = SchedulerConfiguration()
+        configuration.retentionNanos = 10 * second
+        var h = Harness(configuration: configuration)
+        var live: [JobID] = []
+        var next = 0
+        func register(_ count: Int) {
+            for _ in 0..<count {
+                live.append(h.countdown(key: "k\(next)", seconds: 600, scope: "steady", ephemeral: true).id)
+                next += 1
+            }
+        }
+        register(32_000)
+        var passes = 0
+        for _ in 0..<12 {
+            for id in live.prefix(4_000) { _ = h.request(.cancel(JobSelector(job: id.rawValue))) }
+            live.removeFirst(4_000)
+            h.advance(2 * second)
+            _ = h.request(.status(StatusRequest()))
+            Self.forgetDue(&h)
+            if h.scheduler.shrinking.isScheduled { passes += 1 }
+            _ = Self.runShrinkPass(&h)
+            register(4_000)
+        }
+        #expect(passes >= 3, "passes ran: the forgotten jobs armed them")
+        #expect(h.scheduler.shrinking.tablesShrunk == 0)
+        #expect(h.scheduler.table.activeJobs(inScope: "steady").count == 32_000)
+    }
+
+    @Test("5,000 ended jobs whose retention passes together are forgotten a share a turn, the rest on the timer soon after")
+    func forgettingIsShared() {
+        var h = Self.countdowns(5_000, scopes: 1)
+        Self.cancelPastRetention(&h, scopes: 1)
+        #expect(h.scheduler.table.count == 5_000 - Scheduler.forgetsPerTurn)
+        #expect(h.scheduler.timers.contains(.retention))
+        var turns = 0
+        while h.scheduler.table.count > 0, turns < 100 {
+            let before = h.scheduler.table.count
+            _ = h.fireAtArmedDeadline()
+            #expect(before - h.scheduler.table.count <= Scheduler.forgetsPerTurn)
+            turns += 1
+        }
+        #expect(h.scheduler.table.count == 0)
+        let share = Scheduler.forgetsPerTurn
+        #expect(turns == (5_000 - share + share - 1) / share)
+        #expect(!h.scheduler.timers.contains(.retention), "nothing left to forget arms nothing")
+    }
+
+    /// After a burst of 20,000 cancelled countdowns, with other countdowns due every
+    /// `spacing` from then on: the instant the pass began, and for each `.releaseMemory`, the
+    /// instant it came and the next deadline then.
+    private static func releases(deadlinesEvery spacing: Int64) -> (began: Instant, [(at: Instant, next: Instant?)]) {
+        var h = Self.countdowns(20_000, scopes: 1)
+        for index in 0..<Int(20 * second / spacing) {
+            let due = Int64(index + 1) * spacing
+            _ = h.request(.registerCountdown(CountdownSpec(key: "tick\(index)", durationMs: due / 1_000_000, ephemeral: true)))
+        }
+        Self.cancelPastRetention(&h, scopes: 1)
+        let began = h.now.instant
+        var releases: [(at: Instant, next: Instant?)] = []
+        var turns = 0
+        while h.scheduler.shrinking.isScheduled || h.scheduler.timers.contains(.retention), turns < 100_000 {
+            if h.fireAtArmedDeadline().contains(where: { if case .releaseMemory = $0 { true } else { false } }) {
+                releases.append((h.now.instant, h.scheduler.nextDeadline))
+            }
+            turns += 1
+        }
+        return (began, releases)
+    }
+
+    @Test("memory goes back when no deadline falls within 50 ms, not in the middle of a busy stretch")
+    func releaseWaitsForQuiet() {
+        let (_, releases) = Self.releases(deadlinesEvery: 200 * 1_000_000)
+        #expect(releases.count == 1)
+        for release in releases {
+            let next = release.next.map { $0.nanoseconds(since: release.at) } ?? .max
+            #expect(next >= ShrinkPass.quietNanos, "the next deadline was \(next) ns away")
+        }
+    }
+
+    @Test("with deadlines every 10 ms, memory still goes back, at most 10 s after the pass")
+    func releaseComesAnyway() {
+        let (began, releases) = Self.releases(deadlinesEvery: 10 * 1_000_000)
+        #expect(!releases.isEmpty)
+        if let release = releases.first {
+            let after = release.at.nanoseconds(since: began)
+            #expect(after >= ShrinkPass.releaseWaitNanos && after <= ShrinkPass.releaseWaitNanos + 3 * second)
+        }
+    }
+
+    @Test("a user over the retained-jobs limit loses their oldest ended jobs a share a turn, down to the limit")
+    func ownerLimitInShares() {
+        var configuration = SchedulerConfiguration()
+        configuration.userLimits.retainedJobs = 100
+        var h = Harness(configuration: configuration)
+        for index in 0..<5_000 {
+            _ = h.countdown(key: "k\(index)", seconds: 3_600, scope: "s0", ephemeral: true)
+        }
+        _ = h.request(.cancel(JobSelector(scope: "s0")))
+        #expect(h.scheduler.table.count >= 5_000 - 2 * Scheduler.forgetsPerTurn, "the cancel's turn forgot one share at most")
+        var turns = 0
+        while h.scheduler.timers.contains(.retention), turns < 1_000 {
+            let before = h.scheduler.table.count
+            _ = h.fireAtArmedDeadline()
+            #expect(before - h.scheduler.table.count <= Scheduler.forgetsPerTurn)
+            turns += 1
+        }
+        #expect(h.scheduler.table.count == 100)
+        #expect(h.scheduler.table.retainedJobs(ownedBy: 1000) == 100)
+    }
+
+    @Test("in the daemon's turns of many events, the forgetting share is per turn, not per event")
+    func sharePerTurn() {
+        var h = Self.countdowns(5_000, scopes: 1)
+        _ = h.request(.cancel(JobSelector(scope: "s0")))
+        h.advance(2 * second)
+        let statuses = (0..<32).map { index in
+            SchedulerEvent.request(ConnectionID(1), Request(id: .number(Int64(9_000 + index)), body: .status(StatusRequest())))
+        }
+        var effects: [SchedulerEffect] = []
+        h.scheduler.handle(turn: statuses, at: h.now, into: &effects)
+        #expect(h.scheduler.table.count == 5_000 - Scheduler.forgetsPerTurn)
+        #expect(h.scheduler.timers.contains(.retention))
+    }
+}
