@@ -46,3 +46,37 @@ struct ShardedDictionaryTests {
         #expect(sharded.largestShard < 500)
     }
 }
+
+@Suite("ShardedSet: job-id sets nested in other maps shrink as they empty")
+struct ShardedSetTests {
+    @Test("a set stays one shard until it passes 1,024 members, splits, and merges back below 256, keeping every member")
+    func splitAndMerge() {
+        var set = ShardedSet<Int>()
+        for member in 0..<1_024 { set.insert(member) }
+        var plain = Set<Int>()
+        for member in 0..<1_024 { plain.insert(member) }
+        #expect(set.capacity == plain.capacity, "one shard, sized like a Set")
+        set.insert(1_024)
+        #expect(set.capacity >= 256 * 2, "256 shards")
+        #expect(set.count == 1_025)
+        #expect((0...1_024).allSatisfy(set.contains))
+        for member in 0..<900 { #expect(set.remove(member) == member) }
+        #expect(set.remove(0) == nil)
+        #expect(set.count == 125)
+        #expect(Set(set) == Set(900...1_024))
+        #expect(set.capacity <= 384, "merged into one shard, sized for 255")
+        #expect(!set.insert(1_000).inserted)
+        #expect(set.insert(5).inserted)
+    }
+
+    @Test("200,000 members down to 10,000 give back most of their capacity on removal, with no shrink pass")
+    func shrinksOnRemoval() {
+        var set = ShardedSet<Int>()
+        for member in 0..<200_000 { set.insert(member) }
+        let peak = set.capacity
+        for member in 10_000..<200_000 { set.remove(member) }
+        #expect(set.count == 10_000)
+        #expect(set.capacity * 8 < peak)
+        #expect((0..<10_000).allSatisfy(set.contains))
+    }
+}

@@ -5,11 +5,18 @@ import Synchronization
 struct RecordingLogHandler: LogHandler {
     /// The messages logged through every copy of one handler, as `level: message`.
     final class Messages: Sendable {
-        private let lines = Mutex<[String]>([])
+        private let lines = Mutex<[(line: String, metadata: Logger.Metadata)]>([])
 
-        var all: [String] { lines.withLock { $0 } }
+        var all: [String] { lines.withLock { $0.map(\.line) } }
 
-        fileprivate func append(_ line: String) { lines.withLock { $0.append(line) } }
+        /// The metadata of the first message logged as `line`, if any.
+        func metadata(of line: String) -> Logger.Metadata? {
+            lines.withLock { $0.first { $0.line == line }?.metadata }
+        }
+
+        fileprivate func append(_ line: String, _ metadata: Logger.Metadata) {
+            lines.withLock { $0.append((line, metadata)) }
+        }
     }
 
     let messages: Messages
@@ -22,6 +29,6 @@ struct RecordingLogHandler: LogHandler {
     }
 
     func log(event: LogEvent) {
-        messages.append("\(event.level): \(event.message)")
+        messages.append("\(event.level): \(event.message)", metadata.merging(event.metadata ?? [:]) { $1 })
     }
 }

@@ -7,7 +7,7 @@
 struct CommitGate: Sendable {
     private var pending: [CommitToken: PendingCommit] = [:]
     private var nextToken: UInt64 = 1
-    private var staged: [JobID: Job] = [:]
+    private var staged = ShardedDictionary<JobID, Job>()
     private var stagedByOwner: [UInt32: Int] = [:]
 
     /// Durable jobs written and not yet committed.

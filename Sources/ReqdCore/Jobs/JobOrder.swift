@@ -60,6 +60,7 @@ struct JobOrder: Sendable {
         }
         guard cursor == ids.count else { return false }
         guard mayMove, let kept else { return true }
+        budget.freed((ids.capacity - kept.capacity) * MemoryLayout<JobID>.stride)
         budget.disposal.keep(ids)
         ids = kept
         self.kept = nil

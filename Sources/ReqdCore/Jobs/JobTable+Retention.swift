@@ -60,22 +60,17 @@ extension JobTable {
     mutating func expired(at now: Instant, retention: Int64, maxRetained: Int, limit: Int) -> (due: [JobID], looked: Int) {
         var due: [JobID] = []
         var looked = 0
-        while looked < limit, retainedHead < retained.count,
-            retained.count - retainedHead - staleRetainedCount > maxRetained
-                || retained[retainedHead].endedAt.advanced(by: retention) <= now
+        while looked < limit, let first = retained.first,
+            retained.count - staleRetainedCount > maxRetained || first.endedAt.advanced(by: retention) <= now
         {
-            let id = retained[retainedHead].id
-            retainedHead += 1
+            let id = first.id
+            _ = retained.popFirst()
             looked += 1
             if let stale = staleRetained[id] {
                 staleRetained[id] = stale > 1 ? stale - 1 : nil
                 staleRetainedCount -= 1
             } else if let header = self[id], header.state != .active, header.state != .dead {
                 due.append(id)
-            }
-            if retainedHead > 1024, retainedHead * 2 > retained.count {
-                retained.removeFirst(retainedHead)
-                retainedHead = 0
             }
         }
         return (due, looked)

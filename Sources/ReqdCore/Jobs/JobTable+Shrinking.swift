@@ -29,7 +29,7 @@ extension JobTable {
     /// The scope index and its sets, the retention lists and the counts by owner.
     private mutating func shrinkIndexes(_ budget: inout ShrinkBudget) -> Bool {
         guard dropForgottenRetained(&budget), activeByScope.shrinkWithValues(&budget), staleRetained.shrink(&budget),
-            retainedByOwner.shrinkWithValues(&budget), retained.shrink(droppingFirst: &retainedHead, &budget),
+            retainedByOwner.shrinkWithValues(&budget), retained.shrink(&budget),
             retentionGrew.shrink(&budget)
         else { return false }
         return shrinkCounts(&budget)

@@ -25,7 +25,7 @@ struct JobTable: Sendable {
     /// Every job, oldest first.
     var order = JobOrder()
     var activeByKey = ShardedDictionary<OwnedKey, JobID>()
-    var activeByScope: [String: Set<JobID>] = [:]
+    var activeByScope: [String: ShardedSet<JobID>] = [:]
     /// Jobs by owner, kind and state, for the summary.
     private(set) var counts: [UInt32: [JobKind: [JobState: Int]]] = [:]
     /// Jobs that have not ended.
@@ -37,11 +37,10 @@ struct JobTable: Sendable {
     /// Ended jobs in the order they ended, for retention. They are forgotten as events arrive
     /// (the `.retention` timer only brings the next share when one turn's was not enough), so an
     /// idle daemon never wakes up just to forget old jobs.
-    var retained: [(id: JobID, endedAt: Instant)] = []
-    var retainedHead = 0
+    var retained = ChunkedArray<(id: JobID, endedAt: Instant)>()
     /// Entries of `retained` left by jobs that `retry` put back since, by job: each is skipped,
     /// so a job that ends again stays for its whole retention from its last end.
-    var staleRetained: [JobID: Int] = [:]
+    var staleRetained = ShardedDictionary<JobID, Int>()
     /// How many stale entries `retained` holds in all: they do not count against `maxRetained`.
     var staleRetainedCount = 0
     /// Each owner's entries of `retained`, oldest first, for `UserLimits.retainedJobs`.
@@ -88,7 +87,7 @@ struct JobTable: Sendable {
     func holder(ofKey key: String, owner: UInt32) -> JobID? { activeByKey[OwnedKey(owner: owner, key: key)] }
 
     /// The active jobs in `scope`.
-    func activeJobs(inScope scope: String) -> Set<JobID> { activeByScope[scope] ?? [] }
+    func activeJobs(inScope scope: String) -> ShardedSet<JobID> { activeByScope[scope] ?? [] }
 
     /// Adds a new active job: it takes its key (the caller has ended the job that held it) and
     /// joins its scope and the counts.

@@ -5,21 +5,21 @@
 /// job's end) leaves it once: a request is keyed by job and attempt, so a late answer to an
 /// aborted request finds nothing to leave and cannot free a slot twice.
 struct WireLedger: Sendable {
-    private struct Key: Hashable {
+    private struct Key: ShardKey {
         var job: JobID
         var attempt: UInt32
+        var shardBits: UInt { job.shardBits }
     }
 
     /// Jobs waiting for a slot of one owner, in the order they came.
     fileprivate struct Queue {
-        var jobs: [JobID] = []
-        var head = 0
-        var members: Set<JobID> = []
-        var count: Int { jobs.count - head }
+        var jobs = ChunkedArray<JobID>()
+        var members = ShardedSet<JobID>()
+        var count: Int { jobs.count }
     }
 
-    private var owners: [Key: UInt32] = [:]
-    private var attemptsByJob: [JobID: [UInt32]] = [:]
+    private var owners = ShardedDictionary<Key, UInt32>()
+    private var attemptsByJob = ShardedDictionary<JobID, [UInt32]>()
     private var inFlightByOwner: [UInt32: Int] = [:]
     private var waiting: [UInt32: Queue] = [:]
 
@@ -68,17 +68,9 @@ struct WireLedger: Sendable {
 
     /// Takes the job that has waited longest for one of `owner`'s slots.
     mutating func nextWaiting(_ owner: UInt32) -> JobID? {
-        guard var queue = waiting.removeValue(forKey: owner), queue.count > 0 else { return nil }
-        let job = queue.jobs[queue.head]
-        queue.head += 1
-        queue.members.remove(job)
-        if queue.count > 0 {
-            if queue.head > 1024, queue.head * 2 > queue.jobs.count {
-                queue.jobs.removeFirst(queue.head)
-                queue.head = 0
-            }
-            waiting[owner] = queue
-        }
+        guard let job = waiting[owner]?.jobs.popFirst() else { return nil }
+        waiting[owner]?.members.remove(job)
+        if waiting[owner]?.count == 0 { waiting[owner] = nil }
         return job
     }
 
@@ -108,6 +100,6 @@ extension WireLedger: Shrinking {
 
 extension WireLedger.Queue: Shrinking {
     mutating func shrink(_ budget: inout ShrinkBudget) -> Bool {
-        jobs.shrink(droppingFirst: &head, &budget) && members.shrink(&budget)
+        jobs.shrink(&budget) && members.shrink(&budget)
     }
 }

@@ -1,6 +1,8 @@
 extension Dictionary: ResizableStorage {
     /// Every entry is hashed and inserted again.
-    var moveCost: Int { ShrinkBudget.rehashCost(count: count, stride: MemoryLayout<Key>.stride + MemoryLayout<Value>.stride) }
+    var moveCost: Int { ShrinkBudget.rehashCost(count: count, stride: Self.slotStride) }
+
+    static var slotStride: Int { MemoryLayout<Key>.stride + MemoryLayout<Value>.stride }
 
     mutating func reallocate() {
         var resized = Dictionary(minimumCapacity: count)

@@ -9,6 +9,8 @@
 protocol ResizableStorage: Shrinking {
     var count: Int { get }
     var capacity: Int { get }
+    /// The bytes of one slot: what a slot of capacity holds.
+    static var slotStride: Int { get }
     /// What moving the elements costs against a `ShrinkBudget`.
     var moveCost: Int { get }
     /// Copies the elements into new storage sized for them.
@@ -32,6 +34,7 @@ extension ResizableStorage {
         guard budget.take(moveCost) else { return false }
         let replaced = self
         reallocate()
+        budget.freed((replaced.capacity - capacity) * Self.slotStride)
         budget.disposal.keep(replaced)
         return true
     }

@@ -1,6 +1,8 @@
 extension Set: ResizableStorage {
     /// Every member is hashed and inserted again.
-    var moveCost: Int { ShrinkBudget.rehashCost(count: count, stride: MemoryLayout<Element>.stride) }
+    var moveCost: Int { ShrinkBudget.rehashCost(count: count, stride: Self.slotStride) }
+
+    static var slotStride: Int { MemoryLayout<Element>.stride }
 
     mutating func reallocate() {
         var resized = Set(minimumCapacity: count)

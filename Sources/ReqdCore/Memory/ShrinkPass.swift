@@ -20,6 +20,9 @@ struct ShrinkPass: Sendable {
     /// worth a call even when no table shrank: a burst's headers, strings and bodies went back to
     /// the allocator. A steady churn spreads over many passes and stays under it.
     static let removalsPerRelease = 65_536
+    /// Capacity let go of in a pass that makes giving memory back worth a call: less is not worth
+    /// the trim's 20–40 ms of holding the allocator's locks.
+    static let releaseBytes = 1 << 20
     /// How long after the removals a pass begins: a burst of cancels or forgets settles first.
     static let settleNanos: Int64 = 1_000_000_000
     /// The pause between slices, in which other work runs.
@@ -42,7 +45,7 @@ struct ShrinkPass: Sendable {
     var part = Part.order
     var step = 0
     private var removals = 0
-    private var shrunk = 0
+    private var freedBytes = 0
     /// Tables shrunk since the scheduler began, and the work of the last slice; for tests.
     private(set) var tablesShrunk = 0
     private(set) var lastSliceWork = 0
@@ -61,7 +64,7 @@ struct ShrinkPass: Sendable {
         removals = 0
         part = .order
         step = 0
-        shrunk = 0
+        freedBytes = 0
     }
 
     /// Moves on to the next part; false when the pass has walked them all.
@@ -74,15 +77,15 @@ struct ShrinkPass: Sendable {
 
     /// A slice ended with `budget` left.
     mutating func sliceEnded(_ budget: ShrinkBudget) {
-        shrunk += budget.shrunk
+        freedBytes += budget.freedBytes
         tablesShrunk += budget.shrunk
         lastSliceWork = ShrinkBudget.slice - budget.left
     }
 
-    /// Ends the walk over the parts; a release follows when it shrank anything or enough jobs
-    /// were forgotten (`releaseBy`), else the pass is over.
+    /// Ends the walk over the parts; a release follows when it let go of `releaseBytes` or more,
+    /// or enough jobs were forgotten (`releaseBy`), else the pass is over.
     mutating func walked(at now: Instant) {
-        if shrunk > 0 || removals >= Self.removalsPerRelease {
+        if freedBytes >= Self.releaseBytes || removals >= Self.removalsPerRelease {
             releaseBy = now.advanced(by: Self.releaseWaitNanos)
         } else {
             isScheduled = false

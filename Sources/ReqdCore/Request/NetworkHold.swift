@@ -10,7 +10,7 @@ struct NetworkHold: Sendable {
     /// One unreachable target.
     struct Target: Sendable {
         /// Held jobs, each with the order it was held in.
-        var jobs: [JobID: UInt64] = [:]
+        var jobs = ShardedDictionary<JobID, UInt64>(shrinksOnRemoval: true)
         /// The job sent as this target's probe, while it is out.
         var probe: JobID?
         /// Why the target was found unreachable.
@@ -19,6 +19,18 @@ struct NetworkHold: Sendable {
         /// user's held jobs without walking them.
         var owners: [UInt32: Int] = [:]
         var isEmpty: Bool { jobs.isEmpty && probe == nil }
+
+        /// Holds `job` (again, when it came back as the probe), keeping `heldJobs` in step.
+        mutating func hold(_ job: JobID, owner: UInt32, sequence: UInt64, why: String, heldJobs: inout Int) {
+            if probe == job {
+                probe = nil
+            } else if jobs[job] == nil {
+                owners[owner, default: 0] += 1
+                heldJobs += 1
+            }
+            jobs[job] = sequence
+            error = why
+        }
     }
 
     static let firstProbeDelay: Int64 = 1_000_000_000
@@ -43,21 +55,10 @@ struct NetworkHold: Sendable {
     mutating func hold(_ job: JobID, owner: UInt32, origin: String, why: String, at now: Instant) -> Bool {
         sequence += 1
         if offlineSince == nil { offlineSince = now }
-        guard var target = targets[origin] else {
-            targets[origin] = Target(jobs: [job: sequence], error: why, owners: [owner: 1])
-            heldJobs += 1
-            return true
-        }
-        if target.probe == job {
-            target.probe = nil
-        } else if target.jobs[job] == nil {
-            target.owners[owner, default: 0] += 1
-            heldJobs += 1
-        }
-        target.jobs[job] = sequence
-        target.error = why
-        targets[origin] = target
-        return false
+        let isNew = targets[origin] == nil
+        // Changed in place: a copy of the target would copy every job it holds.
+        targets[origin, default: Target(error: why)].hold(job, owner: owner, sequence: sequence, why: why, heldJobs: &heldJobs)
+        return isNew
     }
 
     /// Takes the oldest held job of every target with no probe out, and makes it the probe.
@@ -84,17 +85,15 @@ struct NetworkHold: Sendable {
 
     /// Drops a job that ended (cancelled, say) while held or out as a probe.
     mutating func forget(_ job: JobID, owner: UInt32, origin: String) {
-        guard var target = targets[origin] else { return }
-        if target.jobs.removeValue(forKey: job) != nil || target.probe == job {
-            target.probe = target.probe == job ? nil : target.probe
-            target.owners.countDown(owner)
+        guard targets[origin] != nil else { return }
+        if targets[origin]?.jobs.removeValue(forKey: job) != nil || targets[origin]?.probe == job {
+            if targets[origin]?.probe == job { targets[origin]?.probe = nil }
+            targets[origin]?.owners.countDown(owner)
             heldJobs -= 1
         }
-        if target.isEmpty {
+        if targets[origin]?.isEmpty == true {
             targets[origin] = nil
             if targets.isEmpty { clear() }
-        } else {
-            targets[origin] = target
         }
     }
 

@@ -9,7 +9,8 @@ public struct IndexedMinHeap<Key: ShardKey & Sendable, Priority: Comparable & Se
         public var priority: Priority
     }
 
-    private var entries: [Entry] = []
+    /// In chunks, so that it never copies every entry to grow or shrink (`ChunkedArray`).
+    private var entries = ChunkedArray<Entry>()
     /// Sharded, so that the index never rehashes every key in one go (`ShardedDictionary`).
     private var positions = ShardedDictionary<Key, Int>()
 
@@ -22,9 +23,9 @@ public struct IndexedMinHeap<Key: ShardKey & Sendable, Priority: Comparable & Se
     /// The entry with the smallest priority.
     public var min: Entry? { entries.first }
 
-    /// Makes room for `capacity` keys at once, so a bulk load does not grow the heap step by step.
+    /// Makes room in the index for `capacity` keys at once, so a bulk load does not grow it step
+    /// by step; the entries grow a chunk at a time anyway.
     public mutating func reserveCapacity(_ capacity: Int) {
-        entries.reserveCapacity(capacity)
         positions.reserveCapacity(capacity)
     }
 
@@ -124,7 +125,8 @@ public struct IndexedMinHeap<Key: ShardKey & Sendable, Priority: Comparable & Se
 
     /// Checks the heap property and the index; for tests.
     public func isValid() -> Bool {
-        for (index, entry) in entries.enumerated() {
+        for index in 0..<entries.count {
+            let entry = entries[index]
             if positions[entry.key] != index { return false }
             if index > 0, entry.priority < entries[(index - 1) / 2].priority { return false }
         }

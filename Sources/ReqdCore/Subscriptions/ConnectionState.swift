@@ -4,12 +4,12 @@ import ReqdProtocol
 struct ConnectionState: Sendable {
     var peer: Peer
     /// The request tags of its watches, by job and by scope.
-    var watchedJobs: [JobID: [RequestID]] = [:]
+    var watchedJobs = ShardedDictionary<JobID, [RequestID]>(shrinksOnRemoval: true)
     var watchedScopes: [String: [RequestID]] = [:]
     /// Its `wait`s, by job: how many.
-    var waits: [JobID: Int] = [:]
+    var waits = ShardedDictionary<JobID, Int>(shrinksOnRemoval: true)
     /// Jobs bound to this connection: cancelled when it closes.
-    var boundJobs: Set<JobID> = []
+    var boundJobs = ShardedSet<JobID>()
 }
 
 extension ConnectionState: Shrinking {

@@ -8,9 +8,9 @@ import ReqdProtocol
 /// closed connection leaves nothing behind.
 struct Subscriptions: Sendable {
     private var connections: [ConnectionID: ConnectionState] = [:]
-    private var jobWatchers: [JobID: [Watcher]] = [:]
+    private var jobWatchers = ShardedDictionary<JobID, [Watcher]>()
     private var scopeWatchers: [String: [Watcher]] = [:]
-    private var waiters: [JobID: [(connection: ConnectionID, request: RequestID)]] = [:]
+    private var waiters = ShardedDictionary<JobID, [(connection: ConnectionID, request: RequestID)]>()
     private var connectionsByUID: [UInt32: Int] = [:]
 
     /// The number of open connections.
@@ -118,9 +118,8 @@ struct Subscriptions: Sendable {
 
     /// Removes a connection's watchers from one index (a job's or a scope's): those started by
     /// `tag`, or all of them when `tag` is nil. Returns how many subscriptions ended.
-    private static func detach<Key: Hashable>(
-        _ connection: ConnectionID, tag: RequestID?, from watchers: inout [Key: [Watcher]],
-        subscriptions: inout [Key: [RequestID]]
+    private static func detach<Watchers: KeyedTable<Watchers.Key, [Watcher]>, Tags: KeyedTable<Watchers.Key, [RequestID]>>(
+        _ connection: ConnectionID, tag: RequestID?, from watchers: inout Watchers, subscriptions: inout Tags
     ) -> Int {
         var removed = 0
         for (key, tags) in subscriptions where tag.map(tags.contains) ?? true {
@@ -140,8 +139,8 @@ struct Subscriptions: Sendable {
 
 extension Subscriptions: Shrinking {
     mutating func shrink(_ budget: inout ShrinkBudget) -> Bool {
-        connections.shrinkWithValues(&budget) && jobWatchers.shrinkWithValues(&budget)
-            && scopeWatchers.shrinkWithValues(&budget) && waiters.shrinkWithValues(&budget)
+        connections.shrinkWithValues(&budget) && jobWatchers.shrink(&budget)
+            && scopeWatchers.shrinkWithValues(&budget) && waiters.shrink(&budget)
             && connectionsByUID.shrink(&budget)
     }
 }

@@ -11,8 +11,8 @@ import ReqdCore
 /// top of a heap. After a burst of a million jobs, the freed headers and strings lie all over the
 /// heaps, so the daemon's RSS stayed at its peak for good. `malloc_trim` returns every free page
 /// in them (`madvise(MADV_DONTNEED)`). The core asks for it (`SchedulerEffect.releaseMemory`) when
-/// a shrink pass has shrunk tables or 65,536 jobs ended or were forgotten during it, which takes
-/// a burst, and at a moment when no deadline falls within 50 ms. It runs on a queue of its own,
+/// its tables let go of 1 MiB of capacity or 65,536 jobs ended or were forgotten during a shrink
+/// pass, which takes a burst, and at a moment when no deadline falls within 50 ms. It runs on a queue of its own,
 /// but it holds each arena's lock while it walks it (25–40 ms after a million jobs), and the
 /// scheduler's allocations wait for it (BENCHMARKS.md, "Memory that comes back").
 final class MemoryRelease: Sendable {

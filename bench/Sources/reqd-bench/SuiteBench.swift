@@ -11,8 +11,9 @@ import ReqdProtocol
 /// The socket rows are driven by `RoundTripDriver`: one thread under poll(2), like redis-benchmark.
 ///   suite lateness --count N       expiry lateness: N active countdowns, the first 100,000 of them
 ///                                  expiring at 20,000/s; also RSS per countdown at N
-///   suite memory --count N [--settle S]   RSS idle, at N active countdowns, and S seconds (default
-///                                  60) after all were cancelled (100 scope cancels) and forgotten
+///   suite memory --count N [--settle S] [--keep K]   RSS idle, at N active countdowns, and S
+///                                  seconds (default 60) after all were cancelled (100 scope
+///                                  cancels) and forgotten; with --keep, K of the 100 scopes stay
 ///   suite idle --seconds S         timer and thread wake-ups of an idle daemon, per minute
 ///   suite restart --count N        start to READY=1 with N persisted countdowns
 ///   suite submit --url URL [--count N]   requests/s that N ephemeral submits drive to URL
@@ -38,7 +39,8 @@ func suiteBench() {
         case "lateness":
             try latenessAndMemory(count: count)
         case "memory":
-            try memoryComesBack(count: count, settle: Double(option("--settle") ?? "") ?? 60)
+            try memoryComesBack(
+                count: count, settle: Double(option("--settle") ?? "") ?? 60, keep: Int(option("--keep") ?? "") ?? 0)
         case "idle":
             try idleWakeups(seconds: Double(option("--seconds") ?? "") ?? 60)
         case "restart":
@@ -89,7 +91,8 @@ private func latenessAndMemory(count: Int) throws {
 /// `settle` seconds after cancelling every scope and letting a one-second retention pass (a
 /// `status` then forgets them, since retention runs on events). `TARGET_MB` is issue 23's bound:
 /// twice the idle RSS plus 32 MB.
-private func memoryComesBack(count: Int, settle: Double) throws {
+private func memoryComesBack(count: Int, settle: Double, keep: Int) throws {
+    guard (0..<100).contains(keep) else { throw BenchError("--keep takes 0 to 99 of the 100 scopes") }
     let daemon = try DaemonUnderTest(binary: reqdPath, extraArguments: ["--set", "jobs.retention=1s"])
     defer { daemon.stop() }
     usleep(500_000)
@@ -108,11 +111,12 @@ private func memoryComesBack(count: Int, settle: Double) throws {
         return object
     }
     var cancelled = 0
-    for scope in 0..<100 {
+    for scope in keep..<100 {
         let reply = try call("{\"id\":\(scope),\"op\":\"cancel\",\"scope\":\"m\(scope)\"}")
         cancelled += ((reply["result"] as? [String: Any])?["count"] as? Int) ?? 0
     }
-    guard cancelled == count else { throw BenchError("cancelled \(cancelled) of \(count)") }
+    let kept = (0..<count).count { $0 % 100 < keep }
+    guard cancelled == count - kept else { throw BenchError("cancelled \(cancelled) of \(count - kept)") }
     // Probes: 3,000 countdowns due over the 8 s from 1.5 s after the cancels, through the
     // forgetting (a share a turn, from the first turn after the retention), the shrink passes
     // and the memory releases; their lateness is reported. They are registered now, pipelined; a
@@ -146,23 +150,27 @@ private func memoryComesBack(count: Int, settle: Double) throws {
     // idle, so the first `status` may still see some.
     var jobs: [String: [String: Int]] = [:]
     var held = -1
-    for attempt in 0..<10 where held != 0 {
+    for attempt in 0..<10 where held != kept {
         let status = try call("{\"id\":\(1001 + attempt),\"op\":\"status\"}")
         jobs = (status["result"] as? [String: Any])?["jobs"] as? [String: [String: Int]] ?? [:]
         held = jobs.values.flatMap(\.values).reduce(0, +)
-        if held != 0 { usleep(50_000) }
+        if held != kept { usleep(50_000) }
     }
     let after = daemon.residentBytes
     let mb = { (bytes: Int) in String(format: "%.1f", Double(bytes) / 1_048_576) }
     print("IDLE_MB=\(mb(idle))\nPEAK_MB=\(mb(peak))\nCANCELLED_MB=\(mb(cancelledRSS))\nAFTER_MB=\(mb(after))")
     print("TARGET_MB=\(mb(2 * idle + 32 * 1_048_576))")
+    if kept > 0 {
+        // What the kept jobs took at the peak, had the others never come.
+        print("KEPT=\(kept)\nKEPT_SHARE_MB=\(mb(idle + (peak - idle) * kept / count))")
+    }
     let received = lateness.withLock { $0 }
     let late = received.map(\.late).sorted()
     let worst = received.sorted { $0.late > $1.late }.prefix(5)
     print("PROBE_WORST=" + worst.map { String(format: "%.1fms@%.2fs", $0.late, $0.at - probeStart) }.joined(separator: ","))
     guard late.count == probes else { throw BenchError("\(late.count) of \(probes) probes expired") }
     print(String(format: "PROBE_P50_MS=%.3f\nPROBE_P99_MS=%.3f\nPROBE_MAX_MS=%.3f", percentile(late, 0.5), percentile(late, 0.99), late.last ?? Double.nan))
-    guard held == 0 else { throw BenchError("\(held) jobs still held after the retention: \(jobs)") }
+    guard held == kept else { throw BenchError("\(held) jobs held after the retention, not \(kept): \(jobs)") }
 }
 
 /// Counts how often the idle daemon's threads were scheduled (`/proc/PID/task/*/schedstat`, the
