@@ -47,7 +47,9 @@ extension Daemon {
         let loadStarted = SystemClock.now().instant
         do {
             // Weak, here and for the executor: the loop holds both, so they must not hold it.
+            let health = StoreHealthLog(logger: logger)
             store = try JobStore(directory: stateDirectory, checkIntegrity: !lock.lastStopWasClean) { [weak loop] tokens, failure in
+                health.committed(failure: failure)
                 loop?.committedNow(tokens, failure: failure)
             }
             records = try store.loadAll()

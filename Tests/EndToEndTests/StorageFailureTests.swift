@@ -30,7 +30,9 @@ struct StorageFailureTests {
             #"mount -t tmpfs -o size=4m tmpfs "$0" && exec "$1" --socket "$2" --state-dir "$0" --log-target stderr"#,
             state, Binaries.reqd, socket,
         ]
-        daemon.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        let logPath = directory + "/reqd.log"
+        FileManager.default.createFile(atPath: logPath, contents: nil)
+        daemon.standardError = FileHandle(forWritingAtPath: logPath)
         try daemon.run()
         defer {
             kill(daemon.processIdentifier, SIGTERM)
@@ -81,5 +83,12 @@ struct StorageFailureTests {
         for index in refused {
             #expect(server.records(path: "/full/\(index)").isEmpty, "a refused job was never sent")
         }
+        // The log says when writes began to fail, with SQLite's error, and when they work again:
+        // once per run of failures, not once per failed commit.
+        let log = try String(contentsOfFile: logPath, encoding: .utf8).split(separator: "\n")
+        let failed = log.filter { $0.contains("job store write failed") }
+        #expect(!failed.isEmpty && failed.count < refused.count, "\(failed)")
+        #expect(failed.allSatisfy { $0.contains(" error ") && $0.contains("store.error=") }, "\(failed)")
+        #expect(log.filter { $0.contains("job store writes recovered") }.count == failed.count)
     }
 }

@@ -1,6 +1,7 @@
 import Logging
 @testable import ReqdDaemon
 import ReqdProtocol
+import Synchronization
 import Testing
 
 @Suite("Job events as log lines")
@@ -32,7 +33,9 @@ struct JobEventLogTests {
         let control = LogLevelControl(.debug, rate: 10)
         let start: UInt64 = 1_000_000_000_000
         var written = 0
-        for index in 0..<150 where control.admit(.info, now: start + UInt64(index)).write { written += 1 }
+        for index in 0..<150 where control.admit(.info, kind: index < 130 ? "countdown" : "daemon", now: start + UInt64(index)).write {
+            written += 1
+        }
         #expect(written == 100, "the burst")
         #expect(control.admit(.error, now: start + 200).write, "errors are never held back")
         #expect(!control.admit(.debug, now: start + 300).write)
@@ -41,10 +44,24 @@ struct JobEventLogTests {
         #expect(half.write && half.summary == nil)
         let later = control.admit(.info, now: start + 1_100_000_000)
         #expect(later.write)
-        #expect(later.summary == "held back 51 log lines in 1.1 s over daemon.log_rate 10/s: 50 info, 1 debug")
+        #expect(later.summary == "held back 51 log lines in 1.1 s over daemon.log_rate 10/s: 50 info (30 countdown, 20 daemon), 1 debug (1 daemon)")
         #expect(control.admit(.info, now: start + 1_200_000_000).summary == nil, "one summary per held-back run")
         control.rate = 0
         #expect((0..<1_000).allSatisfy { control.admit(.trace, now: start + 2_000_000_000 + UInt64($0)).write }, "0: no limit")
+    }
+
+    @Test("when no line follows a burst, the summary of what was held back is written anyway, a second after the first held line")
+    func summaryWithoutAFollowingLine() async throws {
+        let control = LogLevelControl(.debug, rate: 10)
+        let written = Mutex<[String]>([])
+        control.setSummaryWriter { summary in written.withLock { $0.append(summary) } }
+        for _ in 0..<150 { _ = control.admit(.info, kind: "request") }
+        for _ in 0..<300 where written.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(10)) }
+        let summaries = written.withLock { $0 }
+        #expect(summaries.count == 1)
+        #expect(summaries.first?.hasPrefix("held back 50 log lines in ") == true)
+        #expect(summaries.first?.hasSuffix(" s over daemon.log_rate 10/s: 50 info (50 request)") == true)
+        #expect(control.dueSummary(now: .max) == nil, "taken once")
     }
 
     @Test("a registration names the kind and the time left, with the job's identity as fields")

@@ -29,11 +29,21 @@ box sh -c 'cat > /etc/systemd/system/reqd.service.d/ci.conf' <<'DROPIN'
 [Service]
 ExecStart=
 ExecStart=/var/opt/reqd/reqd --config /etc/reqd/reqd.toml
+ExecReload=
+ExecReload=/var/opt/reqd/reqd --config /etc/reqd/reqd.toml --check-config
+ExecReload=/bin/kill -HUP $MAINPID
 # A short watchdog, so the test sees WATCHDOG=1 keep the service alive.
 WatchdogSec=2s
 DROPIN
 box systemctl daemon-reload
 client=/var/opt/reqd/reqd-client
+
+# 0. Before reqd.service has ever run, reqd.socket's directory lets group reqd through.
+check "systemctl start reqd.socket" box systemctl start reqd.socket
+reqd_gid=$(box getent group reqd | cut -d: -f3)
+check "a process of group reqd (gid $reqd_gid) can traverse /run/reqd before the service ran" \
+  box setpriv --reuid=65534 --regid="$reqd_gid" --clear-groups test -x /run/reqd -a -w /run/reqd/reqd.sock
+check "the service has not run yet" test "$(box systemctl show reqd -p ExecMainStartTimestampMonotonic --value)" = 0
 
 # 1. Start: returns only once READY=1 was sent, so the socket answers at once.
 check "systemctl start reqd" box systemctl start reqd
@@ -46,6 +56,15 @@ check "runs as the dedicated user ($user)" test "$user" = reqd
 check "runs as uid of reqd" box sh -c "test \$(stat -c %U /proc/\$(systemctl show reqd -p MainPID --value)) = reqd"
 
 check "WatchdogSec=2s is in force" test "$(box systemctl show reqd -p WatchdogUSec --value)" = 2s
+check "LimitNOFILE=65536 is set" test "$(box systemctl show reqd -p LimitNOFILE --value)" = 65536
+# The box's own ceiling may be lower than 65536 (this machine's hard limit is 20,000); systemd
+# gives the service what it can, and reqd derives its connection cap from what it got.
+ceiling=$(box sh -c 'ulimit -Hn')
+expected=$(( ceiling < 65536 ? ceiling : 65536 ))
+nofile=$(box sh -c "awk '/^Max open files/ {print \$4}' /proc/\$(systemctl show reqd -p MainPID --value)/limits")
+check "the daemon runs with $nofile open files (min of 65536 and the box's $ceiling)" test "$nofile" = "$expected"
+cap=$(( (nofile - 64) / 2 ))
+check "the connection cap is derived from it ($cap)" box sh -c "$client --json status | grep -q '\"max_connections\":$cap'"
 
 # 2. A countdown followed to expiry.
 out=$(box "$client" --json register-countdown --key k --seconds 3 --follow)
@@ -109,6 +128,13 @@ check "systemctl reload reqd" box systemctl reload reqd
 sleep 0.5
 check "journal shows the reload" box sh -c "journalctl -u reqd -o cat --no-pager | grep -q 'configuration reloaded'"
 check "still active after reload" box systemctl is-active --quiet reqd
+box cp /etc/reqd/reqd.toml /etc/reqd/reqd.toml.good
+box sed -i 's/^log_level = "info"/log_level = "loud"/' /etc/reqd/reqd.toml
+reloads=$(box sh -c "journalctl -u reqd -o cat --no-pager | grep -c 'configuration reloaded'")
+check "systemctl reload fails on a bad file (ExecReload= runs --check-config first)" box sh -c "! systemctl reload reqd 2>/dev/null"
+check "the journal names the bad key" box sh -c "journalctl -u reqd -o cat --no-pager | grep -q 'daemon.log_level'"
+check "the daemon was not signalled, and still answers" box sh -c "systemctl is-active --quiet reqd && $client status >/dev/null && test \$(journalctl -u reqd -o cat --no-pager | grep -c 'configuration reloaded') = $reloads"
+box mv /etc/reqd/reqd.toml.good /etc/reqd/reqd.toml
 
 # 5. Watchdog: 5 s with WatchdogSec=2s and no restart means WATCHDOG=1 arrived in time.
 sleep 5
@@ -147,6 +173,8 @@ box systemctl stop reqd reqd.socket
 exposure=$(box systemd-analyze security reqd.service --no-pager 2>&1 | tail -n1)
 echo "     $exposure"
 check "systemd-analyze security ran" grep -q "Overall exposure level" <<<"$exposure"
+level=$(sed -n 's/.*Overall exposure level for reqd.service: \([0-9.]*\).*/\1/p' <<<"$exposure")
+check "exposure level ${level:-?} is at most 1.5" awk -v l="${level:-9}" 'BEGIN { exit !(l <= 1.5) }'
 
 echo "box test: $failures failure(s)"
 test "$failures" = 0

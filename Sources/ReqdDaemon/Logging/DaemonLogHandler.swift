@@ -33,18 +33,22 @@ public struct DaemonLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        let (allowed, summary) = control.admit(event.level)
-        if let summary {
-            let line = LogEvent(
-                level: .notice, message: "\(summary)", metadata: ["log.held_back": "true"], source: "reqd", file: #fileID,
-                function: #function, line: #line)
-            write(line, metadata: metadata)
-        }
+        let kind = event.metadata?["job.kind"].map { "\($0)" } ?? "daemon"
+        let (allowed, summary) = control.admit(event.level, kind: kind)
+        if let summary { writeSummary(summary) }
         guard allowed else { return }
         var merged = metadata
         if let provided = metadataProvider?.get() { merged.merge(provided) { $1 } }
         if let extra = event.metadata { merged.merge(extra) { $1 } }
         write(event, metadata: merged)
+    }
+
+    /// Writes the `notice` line that says what the log rate held back.
+    func writeSummary(_ summary: String) {
+        let line = LogEvent(
+            level: .notice, message: "\(summary)", metadata: ["log.held_back": "true"], source: "reqd", file: #fileID,
+            function: #function, line: #line)
+        write(line, metadata: metadata)
     }
 
     private func write(_ event: LogEvent, metadata: Logger.Metadata) {

@@ -11,6 +11,7 @@ public enum DaemonLogging {
         case .stderr: useJournal = false
         }
         let destination: DaemonLogHandler.Destination = useJournal ? .journal : .stderr
+        control.setSummaryWriter { DaemonLogHandler(destination: destination, control: control).writeSummary($0) }
         return { _ in DaemonLogHandler(destination: destination, control: control) }
     }
 }

@@ -24,8 +24,22 @@ public struct SystemdNotifier: Sendable {
     /// `STATUS=` alone.
     public func status(_ text: String) { notify("STATUS=\(text)") }
 
-    /// `RELOADING=1`.
-    public func reloading() { notify("RELOADING=1") }
+    /// `RELOADING=1` with `MONOTONIC_USEC=`, the moment the reload began on `CLOCK_MONOTONIC`:
+    /// `Type=notify-reload` (systemd 253 and later) needs it to match the reload to its request;
+    /// older systemd ignores the field.
+    public func reloading() { notify(Self.reloadingMessage(monotonicMicros: Self.monotonicMicros())) }
+
+    /// The text of a reload's start.
+    static func reloadingMessage(monotonicMicros: UInt64) -> String {
+        "RELOADING=1\nMONOTONIC_USEC=\(monotonicMicros)"
+    }
+
+    /// `CLOCK_MONOTONIC` now, in microseconds.
+    static func monotonicMicros() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1_000
+    }
 
     /// `STOPPING=1`.
     public func stopping() { notify("STOPPING=1\nSTATUS=stopping") }

@@ -12,7 +12,7 @@ final class DaemonUnderTest {
         socket = directory + "/reqd.sock"
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = [
-            "--socket", socket, "--state-dir", directory + "/state", "--log-level", "warning", "--log-target", "stderr",
+            "--socket", socket, "--state-dir", directory + "/state", "--log-level", daemonLogLevel, "--log-target", "stderr",
             "--set", "jobs.max_retained=2000000", "--set", "jobs.max_active=5000000",
         ] + BenchLimits.arguments(for: binary) + extraArguments
         try process.run()

@@ -11,6 +11,7 @@ import Synchronization
 //   reqd-bench queue                                  durable submits/s, 1 and 50 clients (bench/queue)
 //   reqd-bench group --url URL [--members N] [--concurrency C] [--runs R]   one group's wall time (bench/group)
 //   reqd-bench suite MEASUREMENT [...]                one measurement of bench/run (see SuiteBench.swift)
+//   (any of them) --daemon-log-level LEVEL            the daemon's log level (default warning)
 //   reqd-bench neighbors ROW [--url URL]              one row of bench/neighbors (see NeighborsBench.swift)
 
 let arguments = CommandLine.arguments
@@ -20,6 +21,9 @@ func option(_ name: String) -> String? {
 let quick = arguments.contains("--quick")
 let binDirectory = URL(fileURLWithPath: arguments[0]).deletingLastPathComponent().path
 let reqdPath = option("--reqd") ?? binDirectory + "/reqd"
+/// The level the daemons under test log at: `warning` by default, so a measurement is of the work,
+/// not of the logging; `--daemon-log-level info` measures what the default level costs.
+let daemonLogLevel = option("--daemon-log-level") ?? "warning"
 
 func now() -> Double {
     var spec = timespec()
