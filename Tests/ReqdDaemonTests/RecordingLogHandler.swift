@@ -11,7 +11,12 @@ struct RecordingLogHandler: LogHandler {
 
         /// The metadata of the first message logged as `line`, if any.
         func metadata(of line: String) -> Logger.Metadata? {
-            lines.withLock { $0.first { $0.line == line }?.metadata }
+            allMetadata(of: line).first
+        }
+
+        /// The metadata of every message logged as `line`, in order.
+        func allMetadata(of line: String) -> [Logger.Metadata] {
+            lines.withLock { $0.filter { $0.line == line }.map(\.metadata) }
         }
 
         fileprivate func append(_ line: String, _ metadata: Logger.Metadata) {

@@ -40,8 +40,9 @@ extension Scheduler {
 
     /// Asks the daemon to give memory back when no deadline falls within `ShrinkPass.quietNanos`
     /// or `releaseBy` has come; otherwise looks again 10 ms after the next deadline. On a daemon
-    /// with a deadline at least every 50 ms for 10 s, the trim then runs anyway, and deadlines
-    /// in that moment wait for its lock (25–40 ms after a million jobs).
+    /// with a deadline at least every 50 ms for 10 s, the trim then runs anyway: measured with
+    /// deadlines every 2.7 ms, a forced trim of 46–62 ms made none later than 3.9 ms
+    /// (BENCHMARKS.md, "Memory that comes back").
     private mutating func releaseMemoryWhenQuiet(by releaseBy: Instant, at now: ClockReading, into effects: inout [SchedulerEffect]) {
         if let next = timers.min?.priority, next < now.instant.advanced(by: ShrinkPass.quietNanos), now.instant < releaseBy {
             timers.set(.shrink, priority: max(next, now.instant).advanced(by: ShrinkPass.quietNanos / 5))

@@ -30,8 +30,8 @@ struct ShrinkPass: Sendable {
     /// How long a pass waits while ended jobs are still being forgotten in shares: the tables are
     /// not sparse yet, and the forgetting has the turns.
     static let forgettingWaitNanos: Int64 = 100_000_000
-    /// `malloc_trim` holds each heap's lock while it walks it, 25–40 ms after a million jobs, and
-    /// the scheduler's allocations wait for it: it runs when no deadline falls within this long…
+    /// `malloc_trim` holds each heap's lock while it walks it (25–60 ms after a million jobs), and
+    /// an allocation from that heap waits for it: it runs when no deadline falls within this long…
     static let quietNanos: Int64 = 50_000_000
     /// …or at the latest this long after the pass ended.
     static let releaseWaitNanos: Int64 = 10_000_000_000

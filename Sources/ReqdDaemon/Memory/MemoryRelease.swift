@@ -12,9 +12,10 @@ import ReqdCore
 /// heaps, so the daemon's RSS stayed at its peak for good. `malloc_trim` returns every free page
 /// in them (`madvise(MADV_DONTNEED)`). The core asks for it (`SchedulerEffect.releaseMemory`) when
 /// its tables let go of 1 MiB of capacity or 65,536 jobs ended or were forgotten during a shrink
-/// pass, which takes a burst, and at a moment when no deadline falls within 50 ms. It runs on a queue of its own,
-/// but it holds each arena's lock while it walks it (25–40 ms after a million jobs), and the
-/// scheduler's allocations wait for it (BENCHMARKS.md, "Memory that comes back").
+/// pass, which takes a burst, and at a moment when no deadline falls within 50 ms. It runs on a
+/// queue of its own, but it holds each arena's lock while it walks it (25–60 ms after a million
+/// jobs), and an allocation from that arena waits for it (BENCHMARKS.md, "Memory that comes
+/// back").
 final class MemoryRelease: Sendable {
     private let queue = DispatchQueue(label: "reqd.memory-release", qos: .utility)
     private let logger: Logger

@@ -3,7 +3,9 @@ import Logging
 import NIOCore
 
 /// Pauses accepting for a second when accepting fails (out of descriptors, typically), instead of
-/// retrying at once, and says so at most once a minute.
+/// retrying at once, and says so once per run of failures, at most once a minute: a run that
+/// begins within a minute of the last warning is counted, and the next warning says how many
+/// went unwarned (`accept.unwarned_runs`), so a limit hit over and over does not flood the log.
 ///
 /// NIO's `AcceptBackoffHandler` cannot do this here: when the first `accept` of a read fails, the
 /// listening socket keeps its pending read and stays registered, and a level-triggered epoll
@@ -18,6 +20,9 @@ final class AcceptPause: ChannelInboundHandler {
     /// The client connections open, for the log; nil where they are not counted.
     private let openCount: (@Sendable () -> Int)?
     private let pause: TimeAmount
+    private let warnEvery: TimeAmount
+    /// Runs of failures since the last warning that were not warned of.
+    private var unwarnedRuns = 0
     /// Whether accepting failed since the last accept that worked.
     private var paused = false
     /// When the last warning went out; another waits a minute.
@@ -26,11 +31,15 @@ final class AcceptPause: ChannelInboundHandler {
     private var warned = false
     private var resume: Scheduled<Void>?
 
-    init(logger: Logger, what: String, openCount: (@Sendable () -> Int)? = nil, pause: TimeAmount = .seconds(1)) {
+    init(
+        logger: Logger, what: String, openCount: (@Sendable () -> Int)? = nil, pause: TimeAmount = .seconds(1),
+        warnEvery: TimeAmount = .seconds(60)
+    ) {
         self.logger = logger
         self.what = what
         self.openCount = openCount
         self.pause = pause
+        self.warnEvery = warnEvery
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -39,7 +48,9 @@ final class AcceptPause: ChannelInboundHandler {
             return
         }
         let now = NIODeadline.now()
-        if !paused, warnedAt.map({ now - $0 >= .seconds(60) }) ?? true {
+        if !paused, warnedAt.map({ now - $0 < warnEvery }) ?? false {
+            unwarnedRuns += 1
+        } else if !paused {
             warnedAt = now
             warned = true
             let why = io.errnoCode == EMFILE || io.errnoCode == ENFILE ? "out of file descriptors" : "accept failed"
@@ -47,6 +58,8 @@ final class AcceptPause: ChannelInboundHandler {
                 "rlimit.nofile": "\(DescriptorBudget.openFileLimit)", "error": "\(String(cString: strerror(io.errnoCode)))",
             ]
             if let openCount { metadata["connections.open"] = "\(openCount())" }
+            if unwarnedRuns > 0 { metadata["accept.unwarned_runs"] = "\(unwarnedRuns)" }
+            unwarnedRuns = 0
             logger.warning(
                 "\(why): accepting \(what) pauses 1 s at a time until some close; connected clients keep their service. Raise LimitNOFILE= or lower socket.max_connections",
                 metadata: metadata)

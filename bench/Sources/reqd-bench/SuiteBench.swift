@@ -11,9 +11,10 @@ import ReqdProtocol
 /// The socket rows are driven by `RoundTripDriver`: one thread under poll(2), like redis-benchmark.
 ///   suite lateness --count N       expiry lateness: N active countdowns, the first 100,000 of them
 ///                                  expiring at 20,000/s; also RSS per countdown at N
-///   suite memory --count N [--settle S] [--keep K]   RSS idle, at N active countdowns, and S
-///                                  seconds (default 60) after all were cancelled (100 scope
-///                                  cancels) and forgotten; with --keep, K of the 100 scopes stay
+///   suite memory --count N [--settle S] [--keep K] [--probe-seconds P]   RSS idle, at N active
+///                                  countdowns, and S seconds (default 60) after all were cancelled
+///                                  (100 scope cancels) and forgotten; with --keep, K of the 100
+///                                  scopes stay; probes due every 2.7 ms for P s (default 8)
 ///   suite idle --seconds S         timer and thread wake-ups of an idle daemon, per minute
 ///   suite restart --count N        start to READY=1 with N persisted countdowns
 ///   suite submit --url URL [--count N]   requests/s that N ephemeral submits drive to URL
@@ -40,7 +41,8 @@ func suiteBench() {
             try latenessAndMemory(count: count)
         case "memory":
             try memoryComesBack(
-                count: count, settle: Double(option("--settle") ?? "") ?? 60, keep: Int(option("--keep") ?? "") ?? 0)
+                count: count, settle: Double(option("--settle") ?? "") ?? 60, keep: Int(option("--keep") ?? "") ?? 0,
+                probeSeconds: Double(option("--probe-seconds") ?? "") ?? 8)
         case "idle":
             try idleWakeups(seconds: Double(option("--seconds") ?? "") ?? 60)
         case "restart":
@@ -91,7 +93,7 @@ private func latenessAndMemory(count: Int) throws {
 /// `settle` seconds after cancelling every scope and letting a one-second retention pass (a
 /// `status` then forgets them, since retention runs on events). `TARGET_MB` is issue 23's bound:
 /// twice the idle RSS plus 32 MB.
-private func memoryComesBack(count: Int, settle: Double, keep: Int) throws {
+private func memoryComesBack(count: Int, settle: Double, keep: Int, probeSeconds: Double) throws {
     guard (0..<100).contains(keep) else { throw BenchError("--keep takes 0 to 99 of the 100 scopes") }
     let daemon = try DaemonUnderTest(binary: reqdPath, extraArguments: ["--set", "jobs.retention=1s"])
     defer { daemon.stop() }
@@ -117,14 +119,16 @@ private func memoryComesBack(count: Int, settle: Double, keep: Int) throws {
     }
     let kept = (0..<count).count { $0 % 100 < keep }
     guard cancelled == count - kept else { throw BenchError("cancelled \(cancelled) of \(count - kept)") }
-    // Probes: 3,000 countdowns due over the 8 s from 1.5 s after the cancels, through the
+    // Probes: 3,000 countdowns (by default) due over the 8 s from 1.5 s after the cancels, through the
     // forgetting (a share a turn, from the first turn after the retention), the shrink passes
     // and the memory releases; their lateness is reported. They are registered now, pipelined; a
     // `status` at 1.5 s makes sure the forgetting has begun.
     let watcher = try BenchSocket(path: daemon.socket)
     try watcher.write(line("{\"id\":1,\"op\":\"watch\",\"scope\":\"probe\"}"))
     _ = try watcher.readLine()
-    let probes = 3_000
+    // One every 2.7 ms: no 50 ms without a deadline, so the memory release waits until they end,
+    // or, with `--probe-seconds` past 10, is forced in their midst.
+    let probes = Int(375 * probeSeconds)
     let lateness = Mutex<[(late: Double, at: Double)]>([])
     let reader = Thread {
         while let reply = try? watcher.readLine() {
@@ -138,7 +142,7 @@ private func memoryComesBack(count: Int, settle: Double, keep: Int) throws {
     let cancelledRSS = daemon.residentBytes
     let probeStart = wallNow() + 1.5
     try pipeline(socket: daemon.socket, count: probes, connections: 1) { index, _, _ in
-        let due = probeStart + 8 * Double(index) / Double(probes)
+        let due = probeStart + probeSeconds * Double(index) / Double(probes)
         return "\"op\":\"register-countdown\",\"key\":\"p\(index)\",\"until\":\"\(rfc3339(due))\",\"scope\":\"probe\",\"ephemeral\":true,\"tick_ms\":3600000"
     }
     guard wallNow() < probeStart - 0.1 else { throw BenchError("registering the probes took too long") }
