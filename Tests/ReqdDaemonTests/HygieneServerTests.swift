@@ -1,4 +1,5 @@
 import Foundation
+import ReqdProtocol
 import ReqdTestSupport
 import Synchronization
 import Testing
@@ -39,6 +40,17 @@ struct HygieneServerTests {
         #expect(oldView["reason"] as? String == "superseded")
     }
 
+    @Test("a job's own User-Agent is sent as it is, and only once")
+    func ownUserAgent() throws {
+        let fixture = try ServerFixture(handler: handler)
+        let reply = try fixture.submit("GET", "/agent", ["headers": ["User-Agent: my-tool/2"]])
+        let id = try #require(reply.job?["id"] as? String)
+        _ = try fixture.wait(id)
+        let record = try #require(fixture.server.records(path: "/agent").first)
+        #expect(record.header("user-agent") == "my-tool/2")
+        #expect(record.headers.filter { $0.0.lowercased() == "user-agent" }.count == 1)
+    }
+
     @Test("the target of a deduplicated burst sees exactly one request")
     func dedupedBurst() throws {
         let fixture = try ServerFixture(handler: handler)
@@ -56,6 +68,7 @@ struct HygieneServerTests {
         usleep(200_000)
         #expect(fixture.server.records(path: "/orders").count == 1)
         #expect(fixture.server.records(path: "/orders").first?.header("idempotency-key") == only, "the job id is the Idempotency-Key")
+        #expect(fixture.server.records(path: "/orders").first?.header("user-agent") == "reqd/\(ProtocolInfo.softwareVersion)")
         // With the window turned off, the same request goes out again.
         let again = try fixture.submit("POST", "/orders", ["body": #"{"sku":7}"#, "dedupe_window_ms": 0])
         #expect(again.result?["deduplicated"] == nil)

@@ -19,6 +19,10 @@ import Synchronization
 /// wait here in a plain FIFO. Queued inside the client, each would cost a timer and its
 /// bookkeeping, which with thousands of poll jobs on one host costs more than the requests.
 public final class HTTPExecutor: Sendable {
+    /// The `User-Agent` every request carries unless its job sets one: servers and their logs can
+    /// tell reqd's requests apart, and some refuse requests with none.
+    static let userAgent = "reqd/\(ProtocolInfo.softwareVersion)"
+
     private struct Attempt: Hashable {
         var job: JobID
         var attempt: UInt32
@@ -128,6 +132,7 @@ public final class HTTPExecutor: Sendable {
         do {
             var headers = HTTPHeaders()
             for header in send.request.headers { headers.add(name: header.name, value: header.value) }
+            if !headers.contains(name: "User-Agent") { headers.add(name: "User-Agent", value: Self.userAgent) }
             request = try HTTPClient.Request(
                 url: send.request.url, method: HTTPMethod(rawValue: send.request.method), headers: headers,
                 body: send.request.body.map { .bytes($0) })
