@@ -268,12 +268,15 @@ struct PollTests {
     @Test("bad URLs get bad_url, bad conditions get bad_condition with the column, and nothing is created")
     func refusals() {
         var h = Harness()
-        for url in ["ftp://example.com/x", "example.com/x", "http://", "http://host:99999/", "http://exa mple.com/", "file:///etc/passwd"] {
+        for url in [
+            "ftp://example.com/x", "example.com/x", "http://", "http://host:99999/", "http://exa mple.com/", "file:///etc/passwd",
+            "HTTPS://user@Example.com",
+        ] {
             var s = pollSpec()
             s.url = url
             #expect(h.request(.registerPoll(s)).errorCodes == [.badURL], "\(url)")
         }
-        for url in ["http://127.0.0.1:8080/jobs/7?x=1", "https://[::1]:443/a", "HTTPS://user@Example.com"] {
+        for url in ["http://127.0.0.1:8080/jobs/7?x=1", "https://[::1]:443/a", "HTTPS://Example.com/a@b"] {
             var s = pollSpec(ephemeral: true)
             s.url = url
             #expect(h.request(.registerPoll(s)).errorCodes.isEmpty, "\(url)")

@@ -77,6 +77,8 @@ struct SubmitTests {
 
     @Test("bad input is refused with a stable code and changes nothing", arguments: [
         (submitSpec(url: "ftp://example.org/x"), SchedulerError.Code.badURL),
+        (submitSpec(url: "https://user:secret@example.org/x"), .badURL),
+        (submitSpec(url: "https://user@[fe80::1]/x"), .badURL),
         (submitSpec(maxAttempts: 0), .badField),
         (submitSpec(window: -1), .badDuration),
         (submitSpec(dedupeHeaders: ["Bad Header"]), .badField),
@@ -90,6 +92,14 @@ struct SubmitTests {
         #expect(effects.sends.isEmpty)
         #expect(h.scheduler.activeJobCount == 0)
         #expect(h.persisted.isEmpty)
+    }
+
+    @Test("a URL with credentials is refused without the password in the error")
+    func credentialsRefused() {
+        var h = Harness()
+        let effects = h.request(.submit(submitSpec(url: "https://alice:s3cret@api.example/hook")))
+        #expect(effects.errorCodes == [.badURL])
+        #expect(!"\(effects)".contains("s3cret"))
     }
 
     @Test("an ephemeral request is never written to the store")

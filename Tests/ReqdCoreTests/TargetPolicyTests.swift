@@ -101,7 +101,6 @@ struct TargetPolicyTests {
         let bodies: [RequestBody] = [
             .submit(submitSpec(url: "http://169.254.169.254/latest/meta-data/")),
             .submit(submitSpec(url: "http://[::ffff:169.254.169.254]:8080/")),
-            .submit(submitSpec(url: "https://user@[fe80::1]/x")),
             .registerCountdown(CountdownSpec(key: "k", durationMs: 5_000, onExpire: RequestSpec(method: "POST", url: "http://169.254.1.1/hook"))),
             .registerPoll(PollSpec(url: "http://169.254.0.1/jobs/7", everyMs: 1_000, until: "status == 200")),
             .registerGroup(GroupSpec(members: [RequestSpec(url: "http://example.com/"), RequestSpec(url: "http://169.254.0.9/")])),

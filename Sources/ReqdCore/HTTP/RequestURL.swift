@@ -9,7 +9,10 @@ public enum RequestURL {
         return url[..<end]
     }
 
-    /// Accepts an absolute `http` or `https` URL with a host and an optional numeric port.
+    /// Accepts an absolute `http` or `https` URL with a host and an optional numeric port, and no
+    /// credentials: `user:password@` would not be sent (the request would go out without them),
+    /// and `status`, `list` and events would show the password, so it is refused, without echoing
+    /// the URL.
     static func validate(_ url: String) throws(SchedulerError) {
         func refuse(_ why: String) -> SchedulerError {
             SchedulerError(.badURL, "'\(url.prefix(200))' is not a usable URL: \(why)")
@@ -23,7 +26,12 @@ public enum RequestURL {
         guard !url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else {
             throw refuse("it contains spaces or control characters")
         }
-        let (host, port) = try authority(of: url[separator.upperBound...], refuse)
+        let rest = url[separator.upperBound...]
+        if rest.prefix(while: { $0 != "/" && $0 != "?" && $0 != "#" }).contains("@") {
+            throw SchedulerError(
+                .badURL, "the URL carries credentials (user:password@), which reqd does not send or keep; give them in an Authorization header")
+        }
+        let (host, port) = try authority(of: rest, refuse)
         guard !host.isEmpty, host != "[]" else { throw refuse("it has no host") }
         if let port {
             guard let number = Int(port), (1...65535).contains(number) else { throw refuse("the port is not 1 to 65535") }
