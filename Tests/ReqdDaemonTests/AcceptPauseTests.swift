@@ -11,7 +11,7 @@ struct AcceptPauseTests {
     @Test("a run of failures is warned of once and its end told; runs within the next interval are counted into the next warning")
     func oncePerRun() async throws {
         let messages = RecordingLogHandler.Messages()
-        let logger = Logger(label: "reqd-test") { _ in RecordingLogHandler(messages: messages) }
+        let logger = messages.logger()
         let channel = EmbeddedChannel()
         try channel.pipeline.syncOperations.addHandler(
             AcceptPause(logger: logger, what: "client connections", warnEvery: .milliseconds(300)))

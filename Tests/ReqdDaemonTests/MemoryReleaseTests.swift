@@ -9,7 +9,7 @@ struct MemoryReleaseTests {
     @Test("64 MB freed between blocks still in use stays resident until the trim, which gives most of it back and logs the RSS before and after")
     func trimGivesFreedPagesBack() async throws {
         let messages = RecordingLogHandler.Messages()
-        let logger = Logger(label: "reqd-test") { _ in RecordingLogHandler(messages: messages) }
+        let logger = messages.logger()
         // 16,384 blocks of about a page, touched; every 16th stays, so no free run reaches the top
         // of a heap and glibc gives nothing back on its own.
         let blocks = (0..<16_384).map { _ -> UnsafeMutableRawPointer in

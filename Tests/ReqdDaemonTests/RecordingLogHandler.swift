@@ -9,6 +9,11 @@ struct RecordingLogHandler: LogHandler {
 
         var all: [String] { lines.withLock { $0.map(\.line) } }
 
+        /// A logger whose every message lands here.
+        func logger() -> Logger {
+            Logger(label: "reqd-test") { _ in RecordingLogHandler(messages: self) }
+        }
+
         /// The metadata of the first message logged as `line`, if any.
         func metadata(of line: String) -> Logger.Metadata? {
             allMetadata(of: line).first

@@ -48,7 +48,7 @@ struct ReloadTests {
     func daemonReload() throws {
         let directory = TemporaryDirectory()
         let messages = RecordingLogHandler.Messages()
-        var logger = Logger(label: "reqd-test") { _ in RecordingLogHandler(messages: messages) }
+        var logger = messages.logger()
         logger.logLevel = .info
         var configuration = Configuration()
         configuration.socketPath = directory.path + "/reqd.sock"

@@ -8,7 +8,7 @@ struct StoreHealthLogTests {
     @Test("the first failed write is an error naming SQLite's error, the first success after a run of them a notice with its length; nothing else")
     func oncePerRun() {
         let messages = RecordingLogHandler.Messages()
-        let logger = Logger(label: "reqd-test") { _ in RecordingLogHandler(messages: messages) }
+        let logger = messages.logger()
         let health = StoreHealthLog(logger: logger)
         health.committed(failure: nil)
         for _ in 0..<5 { health.committed(failure: "database or disk is full") }
