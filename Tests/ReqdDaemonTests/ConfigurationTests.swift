@@ -266,8 +266,8 @@ struct ConfigurationTests {
             candidates = [.integer(number + 1), .integer(number - 1)]
         case .boolean(let flag):
             candidates = [.boolean(!flag)]
-        case .strings:
-            candidates = [.strings(["10.0.0.0/8", "fe80::/10"])]
+        case .array:
+            candidates = [.array([.string("10.0.0.0/8"), .string("fe80::/10")])]
         default:
             candidates = ["/srv/reqd", "0600", "debug", "stderr", "5ms", "7s"].map { .string($0) }
         }
@@ -288,7 +288,7 @@ struct ConfigurationTests {
         case .integer(let number): "\(number)"
         case .float(let number): "\(number)"
         case .boolean(let flag): "\(flag)"
-        case .strings(let strings): strings.joined(separator: ", ")
+        case .array(let elements): elements.map(text(of:)).joined(separator: ", ")
         }
     }
 }

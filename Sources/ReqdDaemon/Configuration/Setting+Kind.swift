@@ -23,7 +23,7 @@ extension Setting.Kind where Value == Int64 {
                 case .string(let text): nanos = DurationText.parseNanoseconds(text)
                 case .integer(let seconds): nanos = DurationText.fromSeconds(Double(seconds))
                 case .float(let seconds): nanos = DurationText.fromSeconds(seconds)
-                case .boolean, .strings: nanos = nil
+                case .boolean, .array: nanos = nil
                 }
                 guard let nanos, allowZero ? nanos >= 0 : nanos > 0 else {
                     throw .invalidSetting(
@@ -145,7 +145,11 @@ extension Setting.Kind where Value == [String] {
             parse: { key, value throws(DaemonError) in
                 let entries: [String]
                 switch value {
-                case .strings(let strings): entries = strings.map { $0.trimmingCharacters(in: .whitespaces) }
+                case .array(let elements):
+                    entries = try elements.map { element throws(DaemonError) in
+                        try element.text(for: key, "must be an array of strings such as [\"10.0.0.0/8\"]")
+                            .trimmingCharacters(in: .whitespaces)
+                    }
                 case .string(let text):
                     entries = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
                 default: throw .invalidSetting(key, "must be an array of strings such as [\"10.0.0.0/8\"]")
@@ -153,14 +157,14 @@ extension Setting.Kind where Value == [String] {
                 do throws(SchedulerError) { try check(entries) } catch { throw .invalidSetting(key, error.message) }
                 return entries
             },
-            show: { .strings($0) })
+            show: { .array($0.map(TOMLSubset.Value.string)) })
     }
 }
 
 extension TOMLSubset.Value {
     /// The string this value holds; any other value is refused as the value of `key`.
-    fileprivate func text(for key: String) throws(DaemonError) -> String {
-        guard case .string(let text) = self else { throw .invalidSetting(key, "must be a string") }
+    fileprivate func text(for key: String, _ requirement: String = "must be a string") throws(DaemonError) -> String {
+        guard case .string(let text) = self else { throw .invalidSetting(key, requirement) }
         return text
     }
 }

@@ -1,0 +1,175 @@
+import Testing
+@testable import ReqdDaemon
+
+/// The configuration reader against TOML 1.0: documents it must read, and documents it must refuse
+/// with the right line.
+@Suite("TOML")
+struct TOMLSubsetTests {
+    typealias Value = TOMLSubset.Value
+
+    static let valid: [(document: String, expected: [String: Value])] = [
+        ("a = 1", ["a": .integer(1)]),
+        ("a = +99\nb = -17\nc = -0\nd = +0", ["a": .integer(99), "b": .integer(-17), "c": .integer(0), "d": .integer(0)]),
+        ("a = 1_000\nb = 5_349_221\nc = 1_2_3_4_5", ["a": .integer(1000), "b": .integer(5_349_221), "c": .integer(12345)]),
+        ("a = 0xDEADBEEF\nb = 0xdead_beef\nc = 0x00ff", ["a": .integer(0xDEAD_BEEF), "b": .integer(0xDEAD_BEEF), "c": .integer(255)]),
+        ("a = 0o755\nb = 0o0_1", ["a": .integer(0o755), "b": .integer(1)]),
+        ("a = 0b1101\nb = 0b0000_0001", ["a": .integer(13), "b": .integer(1)]),
+        ("a = 9223372036854775807\nb = -9223372036854775808", ["a": .integer(.max), "b": .integer(.min)]),
+        ("a = 3.14\nb = -0.01\nc = +1.0\nd = 0.0", ["a": .float(3.14), "b": .float(-0.01), "c": .float(1), "d": .float(0)]),
+        ("a = 5e+22\nb = 1e06\nc = -2E-2\nd = 6.626e-34", ["a": .float(5e22), "b": .float(1e6), "c": .float(-0.02), "d": .float(6.626e-34)]),
+        ("a = 224_617.445_991\nb = 1e1_0", ["a": .float(224_617.445_991), "b": .float(1e10)]),
+        ("a = inf\nb = +inf\nc = -inf", ["a": .float(.infinity), "b": .float(.infinity), "c": .float(-.infinity)]),
+        ("a = true\nb = false", ["a": .boolean(true), "b": .boolean(false)]),
+        (#"a = "tab\there \"q\" \\ \u00E9 \U0001F600 \b\f\r\n""#, ["a": .string("tab\there \"q\" \\ é 😀 \u{08}\u{0C}\r\n")]),
+        (#"a = 'C:\Users\nodejs\templates'"#, ["a": .string(#"C:\Users\nodejs\templates"#)]),
+        (#"a = '<\i\c*\s*>'"# + "\nb = ''", ["a": .string(#"<\i\c*\s*>"#), "b": .string("")]),
+        ("a = \"\"\"\nRoses\nViolets\"\"\"", ["a": .string("Roses\nViolets")]),
+        ("a = \"\"\"\\\n   The quick \\\n\n   brown fox.\\\n   \"\"\"", ["a": .string("The quick brown fox.")]),
+        ("a = \"\"\"\"\"x\"\"\"\"\"", ["a": .string("\"\"x\"\"")]),
+        ("a = '''\nfirst\n  second\\n'''", ["a": .string("first\n  second\\n")]),
+        ("a = ''''That,' she said'''", ["a": .string("'That,' she said")]),
+        ("a = \"日本語 ☃\"", ["a": .string("日本語 ☃")]),
+        ("\"a.b\" = 1\n'lit' = 2\n\"\" = 3\n\"ʎǝʞ\" = 4", ["\"a.b\"": .integer(1), "lit": .integer(2), "\"\"": .integer(3), "\"ʎǝʞ\"": .integer(4)]),
+        ("a . b\t.  c = 1\nd.\"e.f\" = 2", ["a.b.c": .integer(1), "d.\"e.f\"": .integer(2)]),
+        ("1234 = 5\n-_ = 6\n3.14 = 7", ["1234": .integer(5), "-_": .integer(6), "3.14": .integer(7)]),
+        ("[ a . \"b c\" ]\nx = 1\n[a]\ny = 2", ["a.\"b c\".x": .integer(1), "a.y": .integer(2)]),
+        ("[a.b.c]\nx = 1\n[a.b]\ny = 2\n[a]\nz = 3", ["a.b.c.x": .integer(1), "a.b.y": .integer(2), "a.z": .integer(3)]),
+        (
+            "[fruit]\napple.color = \"red\"\napple.taste.sweet = true\n[fruit.apple.texture]\nsmooth = true",
+            ["fruit.apple.color": .string("red"), "fruit.apple.taste.sweet": .boolean(true), "fruit.apple.texture.smooth": .boolean(true)]
+        ),
+        ("a = []\nb = [ ]\nc = [1,]", ["a": .array([]), "b": .array([]), "c": .array([.integer(1)])]),
+        (
+            "a = [1, \"two\", [true, 4.5], []]",
+            ["a": .array([.integer(1), .string("two"), .array([.boolean(true), .float(4.5)]), .array([])])]
+        ),
+        (
+            "a = [ # first\n  \"x\", # second\n\n  # nothing\n  'y'\n  ,\n]\nb = 1",
+            ["a": .array([.string("x"), .string("y")]), "b": .integer(1)]
+        ),
+        ("# only a comment\n\n  # indented\na = 1 # trailing\n[t] # table\nb = \"# not a comment\"", ["a": .integer(1), "t.b": .string("# not a comment")]),
+        ("a = 1\r\n[t]\r\nb = \"\"\"x\r\ny\"\"\"\r\n", ["a": .integer(1), "t.b": .string("x\ny")]),
+        ("\u{FEFF}a = 1", ["a": .integer(1)]),
+        ("\ta\t=\t1\t\n\t[\tt\t]\t\nb=2", ["a": .integer(1), "t.b": .integer(2)]),
+        ("[socket]\nmode = 0o440\n[daemon]\nlog_level = \"debug\"", ["socket.mode": .integer(0o440), "daemon.log_level": .string("debug")]),
+        ("[t]\n\"a\" = 1\n'b' = 2\n[t.u]", ["t.a": .integer(1), "t.b": .integer(2)]),
+    ]
+
+    static let invalid: [(document: String, line: Int, problem: String)] = [
+        ("[socket]\nmode = 0440", 2, "leading zero"),
+        ("a = 01", 1, "leading zero"),
+        ("a = 00", 1, "leading zero"),
+        ("a = 1__0", 1, "'_' must stand between two digits"),
+        ("a = _1", 1, "between two digits"),
+        ("a = 1_", 1, "'_' must stand between two digits"),
+        ("a = 0X1F", 1, "lower case"),
+        ("a = +0x1F", 1, "is not a TOML value"),
+        ("a = 0x", 1, "is not a TOML integer"),
+        ("a = 0b102", 1, "is not a TOML integer"),
+        ("a = 1.", 1, "is not a TOML float"),
+        ("a = .5", 1, "is not a TOML float"),
+        ("a = 1.e5", 1, "is not a TOML float"),
+        ("a = 03.14", 1, "leading zero"),
+        ("a = 1.5e", 1, "is not a TOML float"),
+        ("a = 9223372036854775808", 1, "out of range"),
+        ("a = 0x8000000000000000", 1, "at most 64 bits"),
+        ("a = TRUE", 1, "a string needs quotes"),
+        ("a = tru", 1, "a string needs quotes"),
+        ("a = bare", 1, "a string needs quotes"),
+        ("\n\na = \"unterminated", 3, "never closed"),
+        ("a = \"two\nlines\"", 1, "never closed"),
+        (#"a = "bad \x escape""#, 1, "not an escape"),
+        (#"a = "\e""#, 1, "not an escape"),
+        (#"a = "\uD800""#, 1, "Unicode scalar"),
+        (#"a = "\u12""#, 1, "hex digits"),
+        ("a = 'two\nlines'", 1, "never closed"),
+        ("a = \"ctrl \u{01}\"", 1, "control character"),
+        ("a = \"del \u{7F}\"", 1, "control character"),
+        ("# comment \u{01}\na = 1", 1, "control character"),
+        ("a = \"\"\"x\n\ny", 1, "never closed"),
+        ("a = \"\"\"x\"\"\"\"\"\"", 1, "too many quotes"),
+        ("a = '''x", 1, "never closed"),
+        ("a = 1\n\na = 2", 3, "set twice"),
+        ("\"a\" = 1\na = 2", 2, "set twice"),
+        ("[t]\nx = 1\n\n[t]", 4, "defined twice"),
+        ("a = 1\n[a]", 2, "is a value"),
+        ("a.b = 1\na.b.c = 2", 2, "is a value"),
+        ("[a]\nb.c = 1\n[a.b]", 3, "made by dotted keys"),
+        ("a.b.c = 1\n[a.b]", 2, "made by dotted keys"),
+        ("[a.b.c]\nz = 9\n[a]\nb.c.t = 1", 4, "which a header makes"),
+        ("a = {x = 1}", 1, "inline tables"),
+        ("[[a]]\nx = 1", 1, "arrays of tables"),
+        ("a = 1979-05-27", 1, "dates and times"),
+        ("a = 1979-05-27T07:32:00Z", 1, "dates and times"),
+        ("a = 07:32:00", 1, "dates and times"),
+        ("a = 1 b = 2", 1, "end of the line"),
+        ("a = \"x\" \"y\"", 1, "end of the line"),
+        ("[t] x = 1", 1, "end of the line"),
+        ("a = ", 1, "expected a value"),
+        ("a = # nothing", 1, "expected a value"),
+        ("= 1", 1, "expected a key"),
+        ("a b = 1", 1, "expected '='"),
+        ("a.= 1", 1, "expected a key"),
+        ("a", 1, "expected '='"),
+        ("\"\"\"a\"\"\" = 1", 1, "multi-line"),
+        ("x = 1\na = [1, 2", 2, "never closed"),
+        ("a = [1 2]", 1, "expected ','"),
+        ("a = [,]", 1, "expected a value"),
+        ("a = 1\rb = 2", 1, "carriage return"),
+        ("[a", 1, "expected ']'"),
+        ("[]", 1, "expected a key"),
+        ("[a.]", 1, "expected a key"),
+        ("[a]]", 1, "end of the line"),
+    ]
+
+    @Test("TOML 1.0 documents are read to the values TOML gives them")
+    func readsValidDocuments() throws {
+        for (document, expected) in Self.valid {
+            let parsed = try TOMLSubset.parse(document, file: "t.toml").mapValues(\.value)
+            #expect(parsed == expected, "\(document.debugDescription)")
+        }
+        let nan = try TOMLSubset.parse("a = nan\nb = -nan\nc = +nan", file: "t.toml")
+        for key in ["a", "b", "c"] {
+            guard case .float(let value)? = nan[key]?.value else {
+                Issue.record("\(key) is not a float")
+                continue
+            }
+            #expect(value.isNaN)
+        }
+    }
+
+    @Test("documents TOML forbids, or that use what no setting takes, are refused with their line")
+    func refusesInvalidDocuments() {
+        #expect(Self.valid.count + Self.invalid.count >= 50)
+        for (document, line, problem) in Self.invalid {
+            do {
+                let parsed = try TOMLSubset.parse(document, file: "t.toml")
+                Issue.record("accepted \(document.debugDescription) as \(parsed.mapValues(\.value))")
+            } catch {
+                #expect(error.code == .malformedConfiguration)
+                #expect(error.message.hasPrefix("t.toml:\(line): "), "\(document.debugDescription): \(error.message)")
+                #expect(error.message.contains(problem), "\(document.debugDescription): \(error.message)")
+            }
+        }
+    }
+
+    @Test("each value's line is the line its key is on, even after multi-line strings and arrays")
+    func linesOfValues() throws {
+        let parsed = try TOMLSubset.parse("a = \"\"\"\n1\n2\"\"\"\nb = [\n 1,\n]\n\n[t]\nc = 3", file: "t.toml")
+        #expect(parsed["a"]?.line == 1)
+        #expect(parsed["b"]?.line == 4)
+        #expect(parsed["t.c"]?.line == 9)
+    }
+
+    @Test("a refused value names its key, and mode = 0440 is refused instead of read as decimal")
+    func refusedValueNamesKey() {
+        do {
+            _ = try TOMLSubset.parse("[socket]\nmode = 0440\n", file: "reqd.toml")
+            Issue.record("0440 was accepted")
+        } catch {
+            #expect(error.key == "socket.mode")
+            #expect(error.message.contains("socket.mode"))
+            #expect(error.message.contains("0o440"))
+        }
+    }
+}
