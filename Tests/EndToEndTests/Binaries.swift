@@ -28,18 +28,26 @@ enum Binaries {
         }
     }
 
-    /// Runs a command to completion (at most `timeout` seconds).
+    /// Runs a command to completion (at most `timeout` seconds), with `input` on its standard input.
     @discardableResult
-    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:], timeout: Double = 30) throws -> Outcome {
+    static func run(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:], input: String? = nil, timeout: Double = 30
+    ) throws -> Outcome {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let out = Pipe()
         let err = Pipe()
+        let stdin = Pipe()
         process.standardOutput = out
         process.standardError = err
+        if input != nil { process.standardInput = stdin }
         try process.run()
+        if let input {
+            stdin.fileHandleForWriting.write(Data(input.utf8))
+            try stdin.fileHandleForWriting.close()
+        }
         let deadline = Date().addingTimeInterval(timeout)
         let collected = Collected()
         let group = DispatchGroup()
@@ -58,7 +66,7 @@ enum Binaries {
         return Outcome(status: process.terminationStatus, stdout: collected.out, stderr: collected.err)
     }
 
-    static func client(_ arguments: [String], socket: String, timeout: Double = 30) throws -> Outcome {
-        try run(Self.client, ["--socket", socket] + arguments, timeout: timeout)
+    static func client(_ arguments: [String], socket: String, input: String? = nil, timeout: Double = 30) throws -> Outcome {
+        try run(Self.client, ["--socket", socket] + arguments, input: input, timeout: timeout)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import ReqdTestSupport
 import Testing
 
 /// A `reqd` process on a temporary socket and state directory.
@@ -43,4 +44,17 @@ func makeTemporaryDirectory() -> String {
     let path = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
     chmod(path, 0o755)
     return path
+}
+
+/// Runs `body` with `server` and a `reqd` process (given `daemonArguments`) in a temporary
+/// directory; stops both and removes the directory afterwards.
+func withServerAndDaemon(
+    _ server: TestHTTPServer, daemonArguments: [String] = [], _ body: (TestHTTPServer, DaemonProcess) throws -> Void
+) throws {
+    defer { server.shutdown() }
+    let directory = makeTemporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let daemon = try DaemonProcess(directory: directory, extraArguments: daemonArguments)
+    defer { daemon.stop() }
+    try body(server, daemon)
 }

@@ -7,13 +7,7 @@ private let until = #"/state == "done""#
 
 /// Runs `body` with the test HTTP server and a `reqd` process that accepts short intervals.
 private func withServerAndDaemon(_ body: (TestHTTPServer, DaemonProcess) throws -> Void) throws {
-    let server = try makeServer()
-    defer { server.shutdown() }
-    let directory = makeTemporaryDirectory()
-    defer { try? FileManager.default.removeItem(atPath: directory) }
-    let daemon = try DaemonProcess(directory: directory, extraArguments: ["--set", "poll.min_every=10ms"])
-    defer { daemon.stop() }
-    try body(server, daemon)
+    try withServerAndDaemon(try makeServer(), daemonArguments: ["--set", "poll.min_every=10ms"], body)
 }
 
 /// A status endpoint per path: progress climbs by 25 per request to 100 ("done"); `/fail` always

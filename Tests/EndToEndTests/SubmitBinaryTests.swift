@@ -21,13 +21,7 @@ private func makeServer() throws -> TestHTTPServer {
 }
 
 private func withServerAndDaemon(_ body: (TestHTTPServer, DaemonProcess) throws -> Void) throws {
-    let server = try makeServer()
-    defer { server.shutdown() }
-    let directory = makeTemporaryDirectory()
-    defer { try? FileManager.default.removeItem(atPath: directory) }
-    let daemon = try DaemonProcess(directory: directory, extraArguments: ["--set", "request.backoff_min=20ms"])
-    defer { daemon.stop() }
-    try body(server, daemon)
+    try withServerAndDaemon(try makeServer(), daemonArguments: ["--set", "request.backoff_min=20ms"], body)
 }
 
 @Suite("reqd-client submit, end to end", .serialized)

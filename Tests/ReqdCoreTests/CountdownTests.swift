@@ -38,6 +38,16 @@ struct CountdownTests {
         #expect(all.events.allSatisfy { $0.event.job != first.id.rawValue })
     }
 
+    @Test("a countdown without a key is known by its id alone, and replaces nothing")
+    func keyless() {
+        var h = Harness()
+        let first = h.countdown(key: nil, seconds: 10)
+        let second = h.countdown(key: nil, seconds: 10)
+        #expect(first.reply.job.key == nil)
+        #expect(second.reply.replaced == nil)
+        #expect(h.scheduler.activeJobCount == 2)
+    }
+
     @Test("another owner's identical key is a separate countdown")
     func keysArePerOwner() {
         var h = Harness()

@@ -119,7 +119,7 @@ struct Harness {
 
     /// Registers a countdown and returns its id and the reply.
     mutating func countdown(
-        key: String, seconds: Int64, tickMs: Int64? = nil, scope: String? = nil, follow: Bool = false,
+        key: String?, seconds: Int64, tickMs: Int64? = nil, scope: String? = nil, follow: Bool = false,
         ephemeral: Bool = false, connection: UInt64 = 1
     ) -> (id: JobID, reply: RegisterResult, effects: [SchedulerEffect]) {
         let effects = request(

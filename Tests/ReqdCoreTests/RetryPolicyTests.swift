@@ -148,6 +148,40 @@ struct RetryPolicyTests {
         #expect(h.request(.retry(RetryRequest(job: "rq_nosuchjob0"))).errorCodes == [.unknownJob])
     }
 
+    @Test("delete forgets an ended or dead job at once, from the store too, acknowledged after commit; an active one is refused")
+    func delete() throws {
+        var h = Harness()
+        let (reply, effects) = h.submitted(spec(maxAttempts: 1))
+        let id = JobID(reply.job.id)
+        _ = h.handle(.httpFinished(id, attempt: try #require(effects.sends.first).attempt, .failure("connection refused")))
+        #expect(h.scheduler.job(id)?.state == .dead)
+        let (active, _) = h.submitted(spec(url: "https://api.example/other"))
+        #expect(h.request(.delete(DeleteRequest(job: active.job.id))).errorCodes == [.badField])
+        #expect(h.scheduler.job(JobID(active.job.id))?.state == .active)
+
+        h.autoCommit = false
+        let deleted = h.request(.delete(DeleteRequest(job: id.rawValue)))
+        #expect(deleted.replies.isEmpty, "a durable delete is acknowledged after its commit")
+        #expect(deleted.contains { if case .persist(.delete(let gone)) = $0 { gone == id.rawValue } else { false } })
+        #expect(h.scheduler.job(id) == nil)
+        let acknowledged = h.handle(.commitCompleted(h.pendingBarriers.removeFirst(), failure: nil))
+        guard case .success(.job(let last))? = acknowledged.replies.first?.result else { throw TestFailure("no reply") }
+        #expect(last.job.state == .dead)
+        h.autoCommit = true
+        #expect(h.request(.status(StatusRequest(job: id.rawValue))).errorCodes == [.unknownJob])
+        #expect(h.request(.delete(DeleteRequest(job: id.rawValue))).errorCodes == [.unknownJob])
+
+        // An ordinary ended job leaves its retention entry behind, which then counts against no one.
+        let cancelled = h.request(.cancel(JobSelector(job: active.job.id)))
+        #expect(cancelled.errorCodes.isEmpty)
+        _ = h.request(.delete(DeleteRequest(job: active.job.id)))
+        #expect(h.scheduler.job(JobID(active.job.id)) == nil)
+        #expect(h.scheduler.table.staleRetainedCount == 1)
+        h.advance(2 * 3_600 * second)
+        _ = h.request(.list(ListRequest()))
+        #expect(h.scheduler.table.retained.isEmpty && h.scheduler.table.staleRetainedCount == 0)
+    }
+
     @Test("on_success and on_failure report the outcome as request jobs of their own")
     func reports() throws {
         var h = Harness()

@@ -68,7 +68,7 @@ struct SocketServerTests {
         ("{\"id\":1}", "missing_field"),
         ("{\"id\":true,\"op\":\"status\"}", "bad_field"),
         ("{\"id\":1,\"op\":\"frobnicate\"}", "unknown_op"),
-        ("{\"id\":1,\"op\":\"register-countdown\",\"duration_ms\":1000}", "missing_field"),
+        ("{\"id\":1,\"op\":\"register-countdown\",\"key\":\"k\"}", "missing_field"),
         ("{\"id\":1,\"op\":\"register-countdown\",\"key\":5,\"duration_ms\":1000}", "bad_field"),
         ("{\"id\":1,\"op\":\"register-countdown\",\"key\":\"k\",\"duration_ms\":\"ten\"}", "bad_field"),
         ("{\"id\":1,\"op\":\"register-countdown\",\"key\":\"k\",\"duration_ms\":-5}", "bad_duration"),

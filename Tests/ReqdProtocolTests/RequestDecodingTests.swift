@@ -24,6 +24,7 @@ struct RequestDecodingTests {
         Request(id: .number(6), body: .watch(JobSelector(job: "cd_x"))),
         Request(id: .number(7), body: .unwatch(UnwatchRequest(watch: .number(6)))),
         Request(id: .number(8), body: .wait(WaitRequest(job: "cd_x"))),
+        Request(id: .number(80), body: .delete(DeleteRequest(job: "rq_x"))),
         Request(
             id: .number(9),
             body: .registerPoll(

@@ -34,7 +34,7 @@ import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OPS = ["hello", "status", "list", "register-countdown", "register-poll", "register-group", "submit",
-       "cancel", "watch", "unwatch", "retry"]
+       "cancel", "watch", "unwatch", "retry", "delete"]
 URL = "http://127.0.0.1:9/fuzz"
 ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789_-. "
 
@@ -96,7 +96,7 @@ class Generator:
             body.update(rng.choice([{"job": "cd_" + self.word(10)}, {"key": key}]))
         elif op == "unwatch":
             body["watch"] = rng.randint(0, 1000)
-        elif op == "retry":
+        elif op in ("retry", "delete"):
             body["job"] = "rq_" + self.word(10)
         return body
 

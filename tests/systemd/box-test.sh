@@ -67,7 +67,7 @@ cap=$(( (nofile - 64) / 2 ))
 check "the connection cap is derived from it ($cap)" box sh -c "$client --json status | grep -q '\"max_connections\":$cap'"
 
 # 2. A countdown followed to expiry.
-out=$(box "$client" --json register-countdown --key k --seconds 3 --follow)
+out=$(box "$client" --json register-countdown --key k --in 3s --follow)
 id=$(head -n1 <<<"$out" | sed -n 's/.*"id":"\(cd_[a-z0-9]*\)".*/\1/p')
 check "register-countdown --follow ran to expiry (job $id)" grep -q '"event":"expired"' <<<"$out"
 check "follow printed ticks" grep -q '"event":"tick"' <<<"$out"
@@ -85,7 +85,7 @@ box systemd-run --quiet --unit=reqd-test-http --property=WorkingDirectory=/var/o
   python3 -m http.server 18181 --bind 127.0.0.1
 for _ in $(seq 50); do box sh -c 'exec 3<>/dev/tcp/127.0.0.1/18181' 2>/dev/null && break; sleep 0.1; done
 poll_out=$(box "$client" register-poll http://127.0.0.1:18181/done.json --every 200ms --until '/state == "done"' \
-  --progress /progress --timeout 20s --wait 2>&1) && poll_status=0 || poll_status=$?
+  --progress /progress --time-limit 20s --wait 2>&1) && poll_status=0 || poll_status=$?
 echo "$poll_out" | sed 's/^/     /'
 check "register-poll --wait succeeded under the unit (exit $poll_status)" test "$poll_status" = 0
 poll_id=$(sed -n 's/^registered \(pl_[a-z0-9]*\).*/\1/p' <<<"$poll_out" | head -n1)
@@ -143,7 +143,7 @@ check "no watchdog timeout in the journal" box sh -c "! journalctl -u reqd --no-
 
 # 6. SIGKILL: the state directory's lock dies with the process, so Restart=on-failure brings reqd
 # back at once, and the new daemon checks the store (the last stop was not clean).
-box "$client" register-countdown --key survivor --seconds 120 >/dev/null
+box "$client" register-countdown --key survivor --in 2m >/dev/null
 box systemctl kill -s KILL reqd
 for _ in $(seq 1 50); do
   [ "$(box systemctl show reqd -p NRestarts --value)" = 1 ] && box systemctl is-active --quiet reqd && break

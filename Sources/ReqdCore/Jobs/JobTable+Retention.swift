@@ -1,3 +1,5 @@
+import ReqdProtocol
+
 /// How long ended jobs stay visible: for the retention period, and at most so many of them.
 extension JobTable {
     /// Starts an ended job's retention.
@@ -16,6 +18,14 @@ extension JobTable {
                 dropped += 1
             }
         }
+    }
+
+    /// Marks stale the entry that a job's end left in `retained`, as the job leaves retention
+    /// another way (`retry`, `delete`); a dead letter's retention runs on the timer and left none.
+    mutating func leaveRetention(_ id: JobID, endedIn state: JobState) {
+        guard state != .active, state != .dead else { return }
+        staleRetained[id, default: 0] += 1
+        staleRetainedCount += 1
     }
 
     /// Takes the ended jobs to forget because their owners keep more than `limit(owner)` (nil: no

@@ -143,11 +143,7 @@ struct JobTable: Sendable {
             return before
         }
         guard let header = before.flatMap({ $0 }) else { return }
-        if header.state != .dead {
-            // Its end started a retention (a dead letter's runs on the timer): that entry is stale now.
-            staleRetained[id, default: 0] += 1
-            staleRetainedCount += 1
-        }
+        leaveRetention(id, endedIn: header.state)
         adjustCount(owner: header.owner, kind: header.kind, state: header.state, by: -1)
         adjustCount(owner: header.owner, kind: header.kind, state: .active, by: 1)
         if let scope = header.scope { activeByScope[scope, default: []].insert(id) }

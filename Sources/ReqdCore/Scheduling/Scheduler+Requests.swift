@@ -23,6 +23,8 @@ extension Scheduler {
             outcome = submit(spec, peer: peer, connection: connection, requestID: request.id, at: now, into: &effects)
         case .retry(let retry):
             outcome = self.retry(retry, peer: peer, connection: connection, requestID: request.id, at: now, into: &effects)
+        case .delete(let deletion):
+            outcome = delete(deletion, peer: peer, connection: connection, requestID: request.id, at: now, into: &effects)
         case .cancel(let selector):
             outcome = cancel(selector, peer: peer, connection: connection, requestID: request.id, at: now, into: &effects)
         case .status(let status):

@@ -1,7 +1,7 @@
-/// `register-countdown`: a countdown identified by (owner, key).
+/// `register-countdown`: a countdown, optionally identified by (owner, key).
 public struct CountdownSpec: Codable, Sendable, Hashable {
-    /// The countdown's key; registering the same key again replaces the running countdown.
-    public var key: String
+    /// The countdown's key, if any; registering the same key again replaces the running job with it.
+    public var key: String?
     /// How long to count down, in milliseconds. Exactly one of this and `until` is given.
     public var durationMs: Int64?
     /// The wall-clock time to count down to. Exactly one of this and `durationMs` is given.
@@ -20,7 +20,7 @@ public struct CountdownSpec: Codable, Sendable, Hashable {
     public var follow: Bool?
 
     public init(
-        key: String, durationMs: Int64? = nil, until: WallTime? = nil, tickMs: Int64? = nil,
+        key: String? = nil, durationMs: Int64? = nil, until: WallTime? = nil, tickMs: Int64? = nil,
         scope: String? = nil, ephemeral: Bool? = nil, bindConnection: Bool? = nil, onExpire: RequestSpec? = nil,
         follow: Bool? = nil
     ) {

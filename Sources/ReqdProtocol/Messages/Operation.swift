@@ -6,6 +6,7 @@ public enum Operation: String, Codable, Sendable, CaseIterable {
     case submit
     case registerGroup = "register-group"
     case retry
+    case delete
     case cancel
     case status
     case list

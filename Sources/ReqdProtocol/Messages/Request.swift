@@ -31,6 +31,7 @@ extension Request: Codable {
             case .submit: body = .submit(try SubmitSpec(from: decoder))
             case .registerGroup: body = .registerGroup(try GroupSpec(from: decoder))
             case .retry: body = .retry(try RetryRequest(from: decoder))
+            case .delete: body = .delete(try DeleteRequest(from: decoder))
             case .cancel: body = .cancel(try JobSelector(from: decoder))
             case .status: body = .status(try StatusRequest(from: decoder))
             case .list: body = .list(try ListRequest(from: decoder))
@@ -53,6 +54,7 @@ extension Request: Codable {
             .hello: fields(HelloRequest.CodingKeys.self), .registerCountdown: fields(CountdownSpec.CodingKeys.self),
             .registerPoll: fields(PollSpec.CodingKeys.self), .submit: Set(SubmitSpec.fieldNames + ["id", "op"]),
             .registerGroup: fields(GroupSpec.CodingKeys.self), .retry: fields(RetryRequest.CodingKeys.self),
+            .delete: fields(DeleteRequest.CodingKeys.self),
             .cancel: fields(JobSelector.CodingKeys.self), .status: fields(StatusRequest.CodingKeys.self),
             .list: fields(ListRequest.CodingKeys.self), .watch: fields(JobSelector.CodingKeys.self),
             .unwatch: fields(UnwatchRequest.CodingKeys.self), .wait: fields(WaitRequest.CodingKeys.self),
@@ -70,6 +72,7 @@ extension Request: Codable {
         case .submit(let fields): try fields.encode(to: encoder)
         case .registerGroup(let fields): try fields.encode(to: encoder)
         case .retry(let fields): try fields.encode(to: encoder)
+        case .delete(let fields): try fields.encode(to: encoder)
         case .cancel(let fields): try fields.encode(to: encoder)
         case .status(let fields): try fields.encode(to: encoder)
         case .list(let fields): try fields.encode(to: encoder)

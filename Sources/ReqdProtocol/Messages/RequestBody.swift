@@ -6,6 +6,7 @@ public enum RequestBody: Sendable, Hashable {
     case submit(SubmitSpec)
     case registerGroup(GroupSpec)
     case retry(RetryRequest)
+    case delete(DeleteRequest)
     case cancel(JobSelector)
     case status(StatusRequest)
     case list(ListRequest)
@@ -22,6 +23,7 @@ public enum RequestBody: Sendable, Hashable {
         case .submit: .submit
         case .registerGroup: .registerGroup
         case .retry: .retry
+        case .delete: .delete
         case .cancel: .cancel
         case .status: .status
         case .list: .list

@@ -16,6 +16,8 @@ struct Cancel: ParsableCommand {
     @Option(help: "Cancel your active job with this key.")
     var key: String?
 
+    @OptionGroup var output: QuietOption
+
     func validate() throws {
         guard [job, scope, key].compactMap({ $0 }).count == 1 else {
             throw ValidationError("give exactly one of JOB_ID, --scope or --key")
@@ -27,6 +29,8 @@ struct Cancel: ParsableCommand {
             let result = try global.connect().call(.cancel(JobSelector(job: job, key: key, scope: scope)), as: CancelResult.self)
             if global.json {
                 Output.json(result)
+            } else if output.quiet {
+                for id in result.cancelled { Output.line(id) }
             } else if result.count == 0 {
                 Output.line("nothing to cancel: no active job matched")
             } else {

@@ -6,10 +6,10 @@ struct Group: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run several requests together under a concurrency cap; report once, when all have ended.",
         discussion: """
-            Members come from --request 'METHOD URL' (each followed by its own --header and --data) and \
+            Members come from --request [METHOD] URL (each followed by its own -H and -d) and \
             from --file, a JSON array or NDJSON of request objects ({"method":"POST","url":"...","headers":[...],\
             "body":"...","max_attempts":3}). Members start in order as slots free. The group succeeds only \
-            if every member does; otherwise it fails with every member's error. --timeout ends it: members \
+            if every member does; otherwise it fails with every member's error. --time-limit ends it: members \
             still running are timed_out, those never started not_started.
             With --wait it prints a table of the members; the exit status is 0 when all succeeded, \
             2 failed, 3 cancelled.
@@ -17,13 +17,16 @@ struct Group: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Option(name: .customLong("request"), help: ArgumentHelp("A member: METHOD URL; repeat for more.", valueName: "METHOD URL"))
+    @Option(
+        name: .customLong("request"), parsing: .upToNextOption,
+        help: ArgumentHelp("A member: [METHOD] URL (GET, or POST with -d); repeat for more.", valueName: "METHOD URL"))
     var requests: [String] = []
 
-    @Option(name: .customLong("header"), help: "A header of the --request before it, 'Name: value'; repeat for more.")
+    @Option(
+        name: [.customShort("H"), .customLong("header")], help: "A header of the --request before it, 'Name: value'; repeat for more.")
     var headers: [String] = []
 
-    @Option(name: .customLong("data"), help: "The body of the --request before it, or @FILE.")
+    @Option(name: [.customShort("d"), .customLong("data")], help: "The body of the --request before it, @FILE or @- for standard input.")
     var bodies: [String] = []
 
     @Option(help: "Members from a file: a JSON array, or one JSON object per line.")
@@ -33,13 +36,18 @@ struct Group: ParsableCommand {
     var concurrency: Int?
 
     @Option(help: "A time limit for the whole group, such as 30s.")
-    var timeout: String?
+    var timeLimit: String?
+
+    @Option(name: .customLong("timeout"), help: ArgumentHelp("The old name of --time-limit.", visibility: .hidden))
+    var timeoutAlias: String?
 
     @Option(help: "Attempts per member at most, for members that name none (default 1: no retry).")
     var maxAttempts: Int?
 
-    @Option(help: ArgumentHelp("POST the result (JSON) here when the group completes: [METHOD] URL.", valueName: "URL"))
-    var onComplete: String?
+    @Option(
+        parsing: .upToNextOption,
+        help: ArgumentHelp("Send the result (JSON) here when the group completes: [METHOD] URL, POST by default.", valueName: "METHOD URL"))
+    var onComplete: [String] = []
 
     @Option(name: [.customLong("key"), .customLong("replace")], help: "A replace key: a newer job with this key cancels this one.")
     var key: String?
@@ -59,69 +67,81 @@ struct Group: ParsableCommand {
     @Flag(help: "Block until the group ends and print a table of its members.")
     var wait = false
 
+    @OptionGroup var output: QuietOption
+
+    /// The time limit, by either name.
+    private var limit: String? { timeLimit ?? timeoutAlias }
+
     func validate() throws {
-        if follow, wait { throw ValidationError("give at most one of --follow and --wait") }
-        if requests.isEmpty, file == nil { throw ValidationError("give at least one --request 'METHOD URL', or --file") }
+        try checkOutputFlags(quiet: output.quiet, follow: follow, wait: wait)
+        if timeLimit != nil, timeoutAlias != nil { throw ValidationError("give --time-limit once") }
+        if requests.isEmpty, file == nil { throw ValidationError("give at least one --request [METHOD] URL, or --file") }
         if let concurrency, concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
         if let maxAttempts, maxAttempts < 1 { throw ValidationError("--max-attempts must be at least 1") }
-        if let timeout, (DurationText.parseNanoseconds(timeout) ?? 0) <= 0 {
-            throw ValidationError("--timeout takes a positive duration such as 30s; got '\(timeout)'")
-        }
-        for request in requests where Self.methodAndURL(request) == nil {
-            throw ValidationError("--request takes 'METHOD URL', such as 'GET https://example.org/a'; got '\(request)'")
+        if let limit, (DurationText.parseNanoseconds(limit) ?? 0) <= 0 {
+            throw ValidationError("--time-limit takes a positive duration such as 30s; got '\(limit)'")
         }
         for header in headers where !header.contains(":") {
             throw ValidationError("--header takes 'Name: value'; got '\(header)'")
         }
-        _ = try Self.pairing(CommandLine.arguments)
+        let pairing = try Self.pairing(CommandLine.arguments)
+        for words in pairing.requests { _ = try MethodURL.one(words, option: "--request") }
+        guard pairing.headers.count == headers.count, pairing.bodies.count == bodies.count else {
+            throw ValidationError("write each -H and -d apart, after the --request it is for")
+        }
+        if !onComplete.isEmpty { _ = try MethodURL.one(onComplete, option: "--on-complete") }
     }
 
-    /// `GET https://…` as its two parts.
-    static func methodAndURL(_ text: String) -> (method: String, url: String)? {
-        let parts = text.split(separator: " ", omittingEmptySubsequences: true)
-        guard parts.count == 2 else { return nil }
-        return (String(parts[0]), String(parts[1]))
-    }
-
-    /// For each `--header` and `--data`, in order, the index of the `--request` before it.
+    /// The words of each `--request`, and for each `-H`/`--header` and `-d`/`--data`, in order, the
+    /// index of the `--request` before it.
     ///
-    /// ArgumentParser keeps each option's values in order but not their order relative to each
-    /// other, so the command line is read once more for that.
-    static func pairing(_ arguments: [String]) throws -> (headers: [Int], bodies: [Int]) {
-        var current = -1
+    /// ArgumentParser keeps each option's values in order, but neither their order relative to
+    /// each other nor which `--request` a word came with, so the command line is read once more.
+    static func pairing(_ arguments: [String]) throws -> (requests: [[String]], headers: [Int], bodies: [Int]) {
+        var requests: [[String]] = []
         var headers: [Int] = []
         var bodies: [Int] = []
+        var collecting = false
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
-            let name = argument.split(separator: "=", maxSplits: 1).first.map(String.init) ?? argument
-            let takesNext = !argument.contains("=")
+            guard argument.hasPrefix("-") else {
+                if collecting { requests[requests.count - 1].append(argument) }
+                index += 1
+                continue
+            }
+            let parts = argument.split(separator: "=", maxSplits: 1).map(String.init)
+            let name = parts.first ?? argument
+            collecting = false
             switch name {
-            case "--request": current += 1
-            case "--header", "--data":
-                guard current >= 0 else {
+            case "--request":
+                requests.append(parts.count == 2 ? [parts[1]] : [])
+                collecting = true
+            case "--header", "-H", "--data", "-d":
+                guard !requests.isEmpty else {
                     throw ValidationError("\(name) belongs to a member: put it after the --request it is for")
                 }
-                if name == "--header" { headers.append(current) } else { bodies.append(current) }
+                if name == "--header" || name == "-H" { headers.append(requests.count - 1) } else { bodies.append(requests.count - 1) }
+                if parts.count == 1 { index += 1 }
             default: break
             }
-            index += ["--request", "--header", "--data"].contains(name) && takesNext ? 2 : 1
+            index += 1
         }
-        return (headers, bodies)
+        return (requests, headers, bodies)
     }
 
     /// The members: the `--request`s with their headers and bodies, then those of `--file`.
     func members() throws -> [RequestSpec] {
         let pairing = try Self.pairing(CommandLine.arguments)
-        var members = requests.compactMap(Self.methodAndURL).map {
-            RequestSpec(method: $0.method, url: $0.url, maxAttempts: maxAttempts)
-        }
+        let targets = try pairing.requests.map { try MethodURL.one($0, option: "--request") }
+        var members = targets.map { RequestSpec(method: $0.method, url: $0.url, maxAttempts: maxAttempts) }
         for (header, owner) in zip(headers, pairing.headers) where owner < members.count {
             members[owner].headers = (members[owner].headers ?? []) + [header]
         }
         for (body, owner) in zip(bodies, pairing.bodies) where owner < members.count {
             members[owner].body = try RequestOptions.readBody(body)
         }
+        for (index, target) in targets.enumerated() { members[index].method = target.method(body: members[index].body) }
         if let file {
             members += try Self.read(file).map { member in
                 var member = member
@@ -157,14 +177,14 @@ struct Group: ParsableCommand {
         try runReporting {
             let spec = GroupSpec(
                 members: try members(), concurrency: concurrency,
-                timeoutMs: timeout.flatMap(DurationText.parseNanoseconds).map { max(1, $0 / 1_000_000) },
-                onComplete: onComplete.map(reportRequest),
+                timeoutMs: limit.flatMap(DurationText.parseNanoseconds).map { max(1, $0 / 1_000_000) },
+                onComplete: try reportRequest(onComplete, option: "--on-complete"),
                 key: key, scope: scope, ephemeral: ephemeral ? true : nil, bindConnection: bindConnection ? true : nil,
                 follow: follow ? true : nil)
             let connection = try global.connect()
             let result = try connection.call(.registerGroup(spec), as: RegisterResult.self)
             return try reportRegistration(
-                result, on: connection, json: global.json, follow: follow, wait: wait || bindConnection,
+                result, on: connection, json: global.json, quiet: output.quiet, follow: follow, wait: wait || bindConnection,
                 line: { "registered \(result.job.id)  \(spec.members.count) members, \(spec.concurrency ?? 4) at a time\(replacedNote(result))" },
                 ended: { job in
                     if let group = job.group { Self.table(group) }

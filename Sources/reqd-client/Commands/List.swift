@@ -21,12 +21,18 @@ struct List: ParsableCommand {
     @Option(help: "At most this many jobs (default 1000).")
     var limit: Int?
 
+    @OptionGroup var output: QuietOption
+
     func run() throws {
         try runReporting {
             let result = try global.connect().call(
                 .list(ListRequest(state: state, kind: kind, scope: scope, key: key, limit: limit)), as: JobListResult.self)
             if global.json {
                 Output.json(result)
+                return ExitStatus.success
+            }
+            if output.quiet {
+                for job in result.jobs { Output.line(job.id) }
                 return ExitStatus.success
             }
             var rows = [["ID", "KIND", "STATE", "KEY", "SCOPE", "LEFT/ENDED"]]

@@ -5,20 +5,26 @@ import ReqdProtocol
 struct RegisterCountdown: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "register-countdown",
-        abstract: "Start a countdown; the same key replaces your running countdown with that key.")
+        abstract: "Start a countdown; with --key, the same key replaces your running job with that key.")
 
     @OptionGroup var global: GlobalOptions
 
     @Option(
         name: [.customLong("key"), .customLong("replace")],
-        help: "The countdown's key: registering it again replaces your running job with that key, of any kind.")
-    var key: String
+        help: "A key: registering it again replaces your running job with that key, of any kind. Without it, the job has its id alone.")
+    var key: String?
 
-    @Option(help: "Seconds to count down (fractions allowed).")
+    @Option(name: .customLong("in"), help: "How long to count down, such as 90s, 3m or 1h30m.")
+    var duration: String?
+
+    @Option(help: ArgumentHelp("Seconds to count down (fractions allowed); --in says it better.", visibility: .hidden))
     var seconds: Double?
 
     @Option(help: "Count down to this time: RFC 3339 (2026-11-22T10:00:00Z) or HH:MM[:SS] today, local time.")
-    var until: String?
+    var at: String?
+
+    @Option(name: .customLong("until"), help: ArgumentHelp("The old name of --at.", visibility: .hidden))
+    var untilAlias: String?
 
     @Option(help: "Tick interval, such as 1s or 500ms (default 1s).")
     var tick: String?
@@ -29,13 +35,14 @@ struct RegisterCountdown: ParsableCommand {
     @Flag(help: "Do not store the countdown; it is not restored after a restart.")
     var ephemeral = false
 
-    @Flag(help: "Cancel the countdown when this client exits (needs --follow); such a job is never stored.")
+    @Flag(help: "Cancel the countdown when this client exits (needs --follow or --wait); such a job is never stored.")
     var bindConnection = false
 
     @Option(
         parsing: .upToNextOption,
         help: ArgumentHelp(
-            "At expiry, send this request as a request job of its own: METHOD URL.", valueName: "METHOD URL"))
+            "At expiry, send this request as a request job of its own: [METHOD] URL (GET, or POST with --data).",
+            valueName: "METHOD URL"))
     var onExpire: [String] = []
 
     @OptionGroup(title: "The --on-expire request") var request: RequestOptions
@@ -46,26 +53,36 @@ struct RegisterCountdown: ParsableCommand {
     @Flag(help: "Stay and show the countdown live until it ends.")
     var follow = false
 
+    @Flag(help: "Block until the countdown ends; the exit status tells how it ended.")
+    var wait = false
+
+    @OptionGroup var output: QuietOption
+
+    /// The time to count down to, by either name.
+    private var until: String? { at ?? untilAlias }
+
     func validate() throws {
-        guard (seconds == nil) != (until == nil) else {
-            throw ValidationError("give exactly one of --seconds or --until")
+        guard [duration != nil, seconds != nil, until != nil].filter({ $0 }).count == 1, at == nil || untilAlias == nil else {
+            throw ValidationError("give exactly one of --in or --at")
+        }
+        if let duration, (DurationText.parseNanoseconds(duration) ?? 0) <= 0 {
+            throw ValidationError("--in takes a positive duration such as 90s, 3m or 1h30m; got '\(duration)'")
         }
         if let seconds, !(seconds > 0) { throw ValidationError("--seconds must be positive") }
+        try checkOutputFlags(quiet: output.quiet, follow: follow, wait: wait)
         if let tick, DurationText.parseNanoseconds(tick) == nil {
             throw ValidationError("--tick takes a duration such as 1s, 500ms or 1m; got '\(tick)'")
         }
         if let until, Self.parseUntil(until) == nil {
-            throw ValidationError("--until takes RFC 3339 (2026-11-22T10:00:00Z) or HH:MM[:SS]; got '\(until)'")
+            throw ValidationError("--at takes RFC 3339 (2026-11-22T10:00:00Z) or HH:MM[:SS]; got '\(until)'")
         }
-        if !onExpire.isEmpty, onExpire.count != 2 {
-            throw ValidationError("--on-expire takes a method and a URL, such as --on-expire POST https://example.org/done")
-        }
+        if !onExpire.isEmpty { _ = try MethodURL.one(onExpire, option: "--on-expire") }
         if onExpire.isEmpty, !request.headers.isEmpty || request.data != nil || maxAttempts != nil {
             throw ValidationError("--header, --data and --max-attempts describe the --on-expire request; give --on-expire too")
         }
         if let maxAttempts, maxAttempts < 1 { throw ValidationError("--max-attempts must be at least 1") }
-        if bindConnection, !follow {
-            throw ValidationError("--bind-connection needs --follow: the countdown ends when this client exits")
+        if bindConnection, !follow, !wait {
+            throw ValidationError("--bind-connection needs --follow or --wait: the countdown ends when this client exits")
         }
     }
 
@@ -88,21 +105,34 @@ struct RegisterCountdown: ParsableCommand {
         return WallTime(nanosecondsSinceEpoch: Int64(target) * 1_000_000_000)
     }
 
+    /// The countdown's length in milliseconds, from --in or --seconds.
+    private var durationMs: Int64? {
+        if let duration { return DurationText.parseNanoseconds(duration).map { max(1, $0 / 1_000_000) } }
+        return seconds.map { Int64(($0 * 1000).rounded()) }
+    }
+
     func run() throws {
         try runReporting {
+            var expiry: RequestSpec?
+            if !onExpire.isEmpty {
+                let target = try MethodURL.one(onExpire, option: "--on-expire")
+                let body = try request.body()
+                expiry = RequestSpec(
+                    method: target.method(body: body), url: target.url, headers: request.headerLines, body: body,
+                    maxAttempts: maxAttempts)
+            }
             let spec = CountdownSpec(
-                key: key, durationMs: seconds.map { Int64(($0 * 1000).rounded()) }, until: until.flatMap(Self.parseUntil),
+                key: key, durationMs: durationMs, until: until.flatMap(Self.parseUntil),
                 tickMs: tick.flatMap(DurationText.parseNanoseconds).map { $0 / 1_000_000 }, scope: scope,
-                ephemeral: ephemeral ? true : nil, bindConnection: bindConnection ? true : nil,
-                onExpire: onExpire.count == 2
-                    ? RequestSpec(
-                        method: onExpire[0], url: onExpire[1], headers: request.headerLines, body: try request.body(),
-                        maxAttempts: maxAttempts) : nil,
+                ephemeral: ephemeral ? true : nil, bindConnection: bindConnection ? true : nil, onExpire: expiry,
                 follow: follow ? true : nil)
             let connection = try global.connect()
             let result = try connection.call(.registerCountdown(spec), as: RegisterResult.self)
-            return try reportRegistration(result, on: connection, json: global.json, follow: follow, wait: false) {
-                "registered \(result.job.id)  \(key)  \(EventRenderer.clock(result.job.remainingMs ?? 0)) left\(replacedNote(result))"
+            return try reportRegistration(
+                result, on: connection, json: global.json, quiet: output.quiet, follow: follow, wait: wait
+            ) {
+                let left = EventRenderer.clock(result.job.remainingMs ?? 0) + " left"
+                return "registered " + [result.job.id, key, left].compactMap { $0 }.joined(separator: "  ") + replacedNote(result)
             }
         }
     }

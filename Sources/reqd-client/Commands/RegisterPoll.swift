@@ -16,8 +16,8 @@ struct RegisterPoll: ParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: "The status URL (http or https).")
-    var url: String
+    @Argument(help: ArgumentHelp("The status URL (http or https), after an optional method.", valueName: "METHOD URL"))
+    var target: [String] = []
 
     @Option(help: "The poll interval, such as 3s or 500ms.")
     var every: String
@@ -29,7 +29,10 @@ struct RegisterPoll: ParsableCommand {
     var progress: String?
 
     @Option(help: "A total time limit, such as 10m; the job ends timed out when it passes.")
-    var timeout: String?
+    var timeLimit: String?
+
+    @Option(name: .customLong("timeout"), help: ArgumentHelp("The old name of --time-limit.", visibility: .hidden))
+    var timeoutAlias: String?
 
     @Option(help: "Give up (timed out) after this many polls.")
     var maxPolls: Int?
@@ -37,7 +40,7 @@ struct RegisterPoll: ParsableCommand {
     @Option(help: "Failed polls in a row that end the job (default 5).")
     var maxFailures: Int?
 
-    @Option(help: "The HTTP method (default GET).")
+    @Option(name: [.customShort("X"), .customLong("method")], help: "The HTTP method (default GET, or POST with --data).")
     var method: String?
 
     @OptionGroup var request: RequestOptions
@@ -62,13 +65,20 @@ struct RegisterPoll: ParsableCommand {
     @Flag(help: "Block until the job ends; the exit status tells how it ended.")
     var wait = false
 
+    @OptionGroup var output: QuietOption
+
+    /// The total time limit, by either name.
+    private var limit: String? { timeLimit ?? timeoutAlias }
+
     func validate() throws {
-        if follow, wait { throw ValidationError("give at most one of --follow and --wait") }
+        try checkOutputFlags(quiet: output.quiet, follow: follow, wait: wait)
+        _ = try MethodURL.one(target, option: "register-poll").with(method: method)
+        if timeLimit != nil, timeoutAlias != nil { throw ValidationError("give --time-limit once") }
         guard let interval = DurationText.parseNanoseconds(every), interval > 0 else {
             throw ValidationError("--every takes a positive duration such as 3s or 500ms; got '\(every)'")
         }
-        if let timeout, (DurationText.parseNanoseconds(timeout) ?? 0) <= 0 {
-            throw ValidationError("--timeout takes a positive duration such as 10m; got '\(timeout)'")
+        if let limit, (DurationText.parseNanoseconds(limit) ?? 0) <= 0 {
+            throw ValidationError("--time-limit takes a positive duration such as 10m; got '\(limit)'")
         }
         if let maxPolls, maxPolls < 1 { throw ValidationError("--max-polls must be at least 1") }
         if let maxFailures, maxFailures < 1 { throw ValidationError("--max-failures must be at least 1") }
@@ -79,10 +89,12 @@ struct RegisterPoll: ParsableCommand {
 
     func run() throws {
         try runReporting {
+            let body = try request.body()
+            let target = try MethodURL.one(self.target, option: "register-poll").with(method: method)
             let spec = PollSpec(
-                url: url, method: method, headers: request.headerLines, body: try request.body(),
+                url: target.url, method: target.method(body: body), headers: request.headerLines, body: body,
                 everyMs: DurationText.parseNanoseconds(every).map { max(1, $0 / 1_000_000) } ?? 0, until: until,
-                progress: progress, timeoutMs: timeout.flatMap(DurationText.parseNanoseconds).map { max(1, $0 / 1_000_000) },
+                progress: progress, timeoutMs: limit.flatMap(DurationText.parseNanoseconds).map { max(1, $0 / 1_000_000) },
                 maxPolls: maxPolls, maxFailures: maxFailures, key: key, scope: scope, ephemeral: ephemeral ? true : nil,
                 bindConnection: bindConnection ? true : nil, follow: follow ? true : nil)
             let connection = try global.connect()
@@ -95,8 +107,10 @@ struct RegisterPoll: ParsableCommand {
                 }
                 throw failure
             }
-            return try reportRegistration(result, on: connection, json: global.json, follow: follow, wait: wait) {
-                "registered \(result.job.id)  \(result.job.poll.map(EventRenderer.pollURL) ?? url)\(replacedNote(result))"
+            return try reportRegistration(
+                result, on: connection, json: global.json, quiet: output.quiet, follow: follow, wait: wait
+            ) {
+                "registered \(result.job.id)  \(result.job.poll.map(EventRenderer.pollURL) ?? target.url)\(replacedNote(result))"
             }
         }
     }

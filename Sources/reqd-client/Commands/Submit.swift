@@ -13,17 +13,18 @@ struct Submit: ParsableCommand {
             on the wire. --bind-connection ties the job to this client: it is cancelled when the client exits.
             Transport errors, timeouts, 408, 425, 429 and 5xx are retried (--retry-on changes the statuses), \
             honouring Retry-After; every attempt carries the same Idempotency-Key (the job id) unless you set one. \
+            Give METHOD URL first: --on-success and --on-failure take the words after them up to the next option.
             With --wait it prints the answer; the exit status is 0 when it succeeded (an answer below 400), \
             2 failed (an answer it does not retry), 3 cancelled, 5 dead (its attempts ran out; see list --state dead, retry).
             """)
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: "The HTTP method, such as POST.")
-    var method: String
+    @Argument(help: ArgumentHelp("The request: [METHOD] URL (http or https); GET, or POST with --data.", valueName: "METHOD URL"))
+    var target: [String] = []
 
-    @Argument(help: "The URL (http or https).")
-    var url: String
+    @Option(name: [.customShort("X"), .customLong("method")], help: "The HTTP method, as curl's -X; or give it before the URL.")
+    var method: String?
 
     @OptionGroup var request: RequestOptions
 
@@ -37,11 +38,15 @@ struct Submit: ParsableCommand {
         help: "The answers worth another attempt, such as 408,425,429,5xx (the default) or 5xx,404. Transport errors are always retried.")
     var retryOn: String?
 
-    @Option(help: ArgumentHelp("Report success here (POST of the outcome as JSON): [METHOD] URL.", valueName: "URL"))
-    var onSuccess: String?
+    @Option(
+        parsing: .upToNextOption,
+        help: ArgumentHelp("Report success here (the outcome as JSON): [METHOD] URL, POST by default.", valueName: "METHOD URL"))
+    var onSuccess: [String] = []
 
-    @Option(help: ArgumentHelp("Report failure or dead-lettering here: [METHOD] URL.", valueName: "URL"))
-    var onFailure: String?
+    @Option(
+        parsing: .upToNextOption,
+        help: ArgumentHelp("Report failure or dead-lettering here: [METHOD] URL, POST by default.", valueName: "METHOD URL"))
+    var onFailure: [String] = []
 
     @Option(help: "How long an identical request returns this job, such as 3s; 0 turns dedupe off.")
     var dedupeWindow: String?
@@ -67,8 +72,13 @@ struct Submit: ParsableCommand {
     @Flag(help: "Block until the job ends and print the answer; the exit status tells how it ended.")
     var wait = false
 
+    @OptionGroup var output: QuietOption
+
     func validate() throws {
-        if follow, wait { throw ValidationError("give at most one of --follow and --wait") }
+        try checkOutputFlags(quiet: output.quiet, follow: follow, wait: wait)
+        _ = try MethodURL.one(target, option: "submit").with(method: method)
+        if !onSuccess.isEmpty { _ = try MethodURL.one(onSuccess, option: "--on-success") }
+        if !onFailure.isEmpty { _ = try MethodURL.one(onFailure, option: "--on-failure") }
         if let maxAttempts, maxAttempts < 1 { throw ValidationError("--max-attempts must be at least 1") }
         if let backoff, parseBackoff(backoff) == nil {
             throw ValidationError("--backoff takes MIN..MAX or MIN, such as 1s..5m; got '\(backoff)'")
@@ -81,25 +91,29 @@ struct Submit: ParsableCommand {
     func run() throws {
         try runReporting {
             let backoff = backoff.flatMap(parseBackoff)
+            let target = try MethodURL.one(self.target, option: "submit").with(method: method)
+            let body = try request.body()
             let spec = SubmitSpec(
                 request: RequestSpec(
-                    method: method, url: url, headers: request.headerLines, body: try request.body(), maxAttempts: maxAttempts,
+                    method: target.method(body: body), url: target.url, headers: request.headerLines, body: body,
+                    maxAttempts: maxAttempts,
                     backoffMinMs: backoff?.min, backoffMaxMs: backoff?.max,
                     retryOn: retryOn.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } }),
                 dedupeWindowMs: dedupeWindow.map { $0 == "0" ? 0 : (DurationText.parseNanoseconds($0) ?? 0) / 1_000_000 },
                 dedupeHeaders: dedupeHeaders.isEmpty ? nil : dedupeHeaders, key: replace, scope: scope,
                 ephemeral: ephemeral ? true : nil, bindConnection: bindConnection ? true : nil, follow: follow ? true : nil,
-                onSuccess: onSuccess.map(reportRequest), onFailure: onFailure.map(reportRequest))
+                onSuccess: try reportRequest(onSuccess, option: "--on-success"),
+                onFailure: try reportRequest(onFailure, option: "--on-failure"))
             let connection = try global.connect()
             let result = try connection.call(.submit(spec), as: RegisterResult.self)
             return try reportRegistration(
-                result, on: connection, json: global.json, follow: follow, wait: wait || bindConnection,
+                result, on: connection, json: global.json, quiet: output.quiet, follow: follow, wait: wait || bindConnection,
                 line: {
                     var notes: [String] = []
                     if let replaced = result.replaced { notes.append("replaced \(replaced)") }
                     if result.deduplicated == true { notes.append("deduplicated: an identical request made it") }
                     let suffix = notes.isEmpty ? "" : " (" + notes.joined(separator: "; ") + ")"
-                    return "submitted \(result.job.id)  \(result.job.request.map { "\($0.method) \($0.url)" } ?? url)\(suffix)"
+                    return "submitted \(result.job.id)  \(result.job.request.map { "\($0.method) \($0.url)" } ?? target.url)\(suffix)"
                 },
                 ended: { job in
                     Output.line(EventRenderer.ending(job))
@@ -112,8 +126,10 @@ struct Submit: ParsableCommand {
     }
 }
 
-/// A report request from `[METHOD] URL`: POST unless a method is given.
-func reportRequest(_ text: String) -> RequestSpec {
-    let parts = text.split(separator: " ", omittingEmptySubsequences: true)
-    return parts.count == 2 ? RequestSpec(method: String(parts[0]), url: String(parts[1])) : RequestSpec(url: text)
+/// A report request from the `[METHOD] URL` words of `option`: POST unless a method is given; nil
+/// when the option was not given.
+func reportRequest(_ words: [String], option: String) throws -> RequestSpec? {
+    guard !words.isEmpty else { return nil }
+    let target = try MethodURL.one(words, option: option)
+    return RequestSpec(method: target.method ?? "POST", url: target.url)
 }

@@ -20,6 +20,14 @@ final class DaemonConnection {
             descriptor = try UnixSocket.connect(path: path)
         } catch where error.code == .pathTooLong {
             throw ClientFailure(message: "socket path too long: \(path)", status: ExitStatus.usage)
+        } catch where error.errorNumber == EACCES || error.errorNumber == EPERM {
+            let group = Self.group(of: path) ?? "reqd"
+            throw ClientFailure(
+                message: """
+                    permission denied on the reqd socket \(path): only members of group '\(group)' may connect.
+                    Join it (`sudo usermod -aG \(group) $USER`), then log in again so the group applies.
+                    """,
+                status: ExitStatus.unreachable)
         } catch {
             let where_ = tried.count > 1 ? "tried \(tried.joined(separator: ", "))" : "at \(path)"
             throw ClientFailure(
@@ -32,6 +40,13 @@ final class DaemonConnection {
     }
 
     deinit { close(descriptor) }
+
+    /// The name of the group that owns `path`, when it can be seen.
+    private static func group(of path: String) -> String? {
+        var info = stat()
+        guard stat(path, &info) == 0, let entry = getgrgid(info.st_gid) else { return nil }
+        return String(cString: entry.pointee.gr_name)
+    }
 
     /// Gives up reading after `seconds`; reads then fail with `waitTimedOut`.
     func setReadTimeout(seconds: Double) {

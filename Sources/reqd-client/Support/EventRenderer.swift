@@ -28,8 +28,7 @@ final class EventRenderer {
         if event.type == .registered, origins[event.job] == nil { origins[event.job] = event.at }
         let name = event.key ?? event.job
         if live {
-            let terminal = event.type.isTerminal ? "\n" : ""
-            Output.raw("\r\u{1B}[K\(name)  \(liveSummary(event))\(terminal)")
+            Output.live("\(name)  \(liveSummary(event))", ending: event.type.isTerminal)
         } else {
             Output.line("\(event.at.rfc3339) \(event.type.rawValue) \(event.job) \(name) \(Self.summary(event))")
         }
@@ -41,11 +40,11 @@ final class EventRenderer {
         origins[job.id] = job.createdAt
         guard !json, live, job.state == .active else { return }
         if let remaining = job.remainingMs {
-            Output.raw("\r\u{1B}[K\(job.key ?? job.id)  \(Self.clock(remaining)) left")
+            Output.live("\(job.key ?? job.id)  \(Self.clock(remaining)) left")
         } else if let poll = job.poll {
-            Output.raw("\r\u{1B}[K\(job.key ?? job.id)  \(Self.pollURL(poll))  waiting for the first answer")
+            Output.live("\(job.key ?? job.id)  \(Self.pollURL(poll))  waiting for the first answer")
         } else if let group = job.group {
-            Output.raw("\r\u{1B}[K\(job.key ?? job.id)  \(group.done) of \(group.total) done")
+            Output.live("\(job.key ?? job.id)  \(group.done) of \(group.total) done")
         }
     }
 

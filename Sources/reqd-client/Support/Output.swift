@@ -11,6 +11,21 @@ enum Output {
         FileHandle.standardOutput.write(Data(text.utf8))
     }
 
+    /// Rewrites the live line in place with `text`, cut to the terminal's width so that it never
+    /// wraps (a wrapped line could not be rewritten); `ending` moves on to a new line after it.
+    static func live(_ text: String, ending: Bool = false) {
+        raw("\r\u{1B}[K" + String(text.prefix(max(1, columns - 1))) + (ending ? "\n" : ""))
+    }
+
+    /// The terminal's width: `$COLUMNS` when set (it overrides, as POSIX has it), else the window
+    /// size of standard output, else 80.
+    static var columns: Int {
+        if let text = ProcessInfo.processInfo.environment["COLUMNS"], let value = Int(text), value > 0 { return value }
+        var size = winsize()
+        if ioctl(1, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 { return Int(size.ws_col) }
+        return 80
+    }
+
     static func error(_ text: String) {
         FileHandle.standardError.write(Data(("reqd-client: " + text + "\n").utf8))
     }

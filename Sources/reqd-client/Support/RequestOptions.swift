@@ -4,10 +4,10 @@ import ReqdProtocol
 
 /// The request parts a command sends: headers and a body.
 struct RequestOptions: ParsableArguments {
-    @Option(name: .customLong("header"), help: "A request header, 'Name: value'; repeat for more.")
+    @Option(name: [.customShort("H"), .customLong("header")], help: "A request header, 'Name: value'; repeat for more.")
     var headers: [String] = []
 
-    @Option(help: "A request body, or @FILE to send a file's contents.")
+    @Option(name: [.customShort("d"), .customLong("data")], help: "A request body, @FILE for a file's contents, or @- for standard input.")
     var data: String?
 
     func validate() throws {
@@ -19,14 +19,14 @@ struct RequestOptions: ParsableArguments {
     /// The headers as the protocol takes them: nil when none were given.
     var headerLines: [String]? { headers.isEmpty ? nil : headers }
 
-    /// The body text: as given, or the contents of the file named after an `@`, read to its end,
-    /// so a pipe works too (`--data @/dev/stdin`).
+    /// The body text: as given, or the contents of the file named after an `@` (`@-`: standard
+    /// input), read to its end, so a pipe works too.
     func body() throws -> String? { try data.map(Self.readBody) }
 
     /// A `--data` value: the text itself, or the contents of the file named after an `@`.
     static func readBody(_ data: String) throws -> String {
         guard data.hasPrefix("@") else { return data }
-        let path = String(data.dropFirst())
+        let path = data == "@-" ? "/dev/stdin" : String(data.dropFirst())
         guard let handle = FileHandle(forReadingAtPath: path), let contents = try? handle.readToEnd() ?? Data() else {
             throw ClientFailure(message: "cannot read --data file '\(path)'", status: ExitStatus.usage)
         }
