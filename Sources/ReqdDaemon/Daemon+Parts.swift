@@ -75,6 +75,15 @@ extension Daemon {
                 "target policy on: every connection is checked against http.deny and http.allow",
                 metadata: ["http.deny": "\(policy.deny.joined(separator: ", "))", "http.allow": "\(policy.allow.joined(separator: ", "))"])
         }
+        let proxies = configuration.http.proxies
+        if proxies.isActive {
+            logger.info(
+                "proxies from the environment",
+                metadata: [
+                    "http.proxy": "\(proxies.http?.description ?? "none")", "https.proxy": "\(proxies.https?.description ?? "none")",
+                    "no_proxy": "\(proxies.direct.joined(separator: ","))",
+                ])
+        }
         parts.executor = executor
         loop.attach(executor: executor)
         let restoreStarted = SystemClock.now().instant

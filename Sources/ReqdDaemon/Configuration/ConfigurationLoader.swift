@@ -1,7 +1,7 @@
 import Foundation
 
 /// Builds a configuration from, in rising order of precedence: the embedded defaults, a file,
-/// `REQD_*` environment variables, and command-line overrides.
+/// `REQD_*` environment variables, and command-line overrides; and the proxies of the environment.
 public struct ConfigurationLoader: Sendable {
     /// The configuration file, if any.
     public var file: String?
@@ -55,6 +55,14 @@ public struct ConfigurationLoader: Sendable {
             }
         }
         try configuration.validate()
+        configuration.http.proxies = try ProxySettings(environment: environment)
+        if configuration.http.proxies.isActive, configuration.scheduler.targetPolicy.isActive {
+            throw DaemonError(
+                .invalidSetting,
+                "http.deny and http.allow cannot be used with a proxy (http_proxy, https_proxy) yet: the policy could not "
+                    + "check where the proxy connects; unset one or the other",
+                key: "http.deny")
+        }
         return configuration
     }
 }

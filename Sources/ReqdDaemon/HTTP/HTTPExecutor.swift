@@ -13,7 +13,9 @@ import Synchronization
 /// It holds no job state: it starts what it is told, reports each end through `onFinish`, and
 /// keeps only the handles it needs to cancel a request on the wire. Connections are pooled per
 /// host; TLS uses the system trust store. With a target policy, every connection goes through
-/// the `TargetGate`, and a refusal there ends the request `denied`.
+/// the `TargetGate`, and a refusal there ends the request `denied`. With proxies in the
+/// environment, a request whose host `no_proxy` does not cover goes through its scheme's proxy,
+/// on a client of its own.
 ///
 /// At most `maxConnectionsPerHost` requests per host are handed to the client at once; the rest
 /// wait here in a plain FIFO. Queued inside the client, each would cost a timer and its
@@ -45,6 +47,8 @@ public final class HTTPExecutor: Sendable {
     }
 
     private let client: HTTPClient
+    /// A client per proxy, for the requests that go through it.
+    private let proxied: [ProxySettings.Proxy: HTTPClient]
     private let gate: TargetGate?
     private let group: MultiThreadedEventLoopGroup
     private let settings: HTTPSettings
@@ -72,6 +76,15 @@ public final class HTTPExecutor: Sendable {
             timeout: .init(connect: .nanoseconds(settings.connectTimeoutNanos), read: .nanoseconds(settings.readTimeoutNanos)),
             connectionPool: pool, decompression: .disabled)
         configuration.httpVersion = .automatic
+        var proxied: [ProxySettings.Proxy: HTTPClient] = [:]
+        for proxy in Set([settings.proxies.http, settings.proxies.https].compactMap { $0 }) {
+            var through = configuration
+            through.proxy = .server(
+                host: proxy.host, port: proxy.port,
+                authorization: proxy.username.map { .basic(username: $0, password: proxy.password ?? "") })
+            proxied[proxy] = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: through)
+        }
+        self.proxied = proxied
         if policy.isActive {
             let gate: TargetGate
             do {
@@ -145,7 +158,8 @@ public final class HTTPExecutor: Sendable {
         // No per-request deadline here: the scheduler times requests out from its own heap and
         // aborts them. A deadline per request would put one timer per queued request in NIO.
         let delegate = HopRecordingDelegate(request: request, maxBodySize: settings.maxResponseBytes)
-        let task = client.execute(request: request, delegate: delegate)
+        let via = settings.proxies.proxy(for: send.request.url).flatMap { proxied[$0] } ?? client
+        let task = via.execute(request: request, delegate: delegate)
         state.withLock { $0.slots[key] = .running(task) }
         let (parseJSON, keepHeaders) = (send.parseJSON, send.keepHeaders)
         task.futureResult.whenComplete { result in
@@ -227,6 +241,7 @@ public final class HTTPExecutor: Sendable {
         }
         for case .running(let task) in slots { task.cancel() }
         try? client.syncShutdown()
+        for proxyClient in proxied.values { try? proxyClient.syncShutdown() }
         gate?.close()
         try? group.syncShutdownGracefully()
     }
@@ -272,6 +287,10 @@ public final class HTTPExecutor: Sendable {
                 return "the redirects go round in a cycle"
             case .cancelled:
                 return "the request was cancelled"
+            case .proxyAuthenticationRequired:
+                return "the proxy asked for credentials it was not given (407)"
+            case .invalidProxyResponse:
+                return "the proxy gave no tunnel to the target"
             default:
                 return "HTTP client error: \(client.shortDescription)"
             }

@@ -17,6 +17,8 @@ public struct HTTPSettings: Sendable, Hashable {
     /// Event-loop threads of the HTTP client. One measured faster than two on 2 cores
     /// (BENCHMARKS.md): requests and their completions stay on one thread.
     public var threads: Int = 1
+    /// The proxies of the daemon's environment (`http_proxy`, `https_proxy`, `no_proxy`).
+    public var proxies = ProxySettings()
 
     /// The defaults.
     public init() {}
