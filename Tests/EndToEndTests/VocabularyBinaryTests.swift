@@ -70,6 +70,22 @@ struct VocabularyBinaryTests {
         }
     }
 
+    @Test("-d @FILE sends any bytes as they are: a file that is not UTF-8 goes as body_base64")
+    func binaryBodies() throws {
+        try withServerAndDaemon { server, daemon in
+            let bytes = (0...255).map(UInt8.init) + [0xC3, 0x28]
+            let file = daemon.directory + "/blob.bin"
+            #expect(FileManager.default.createFile(atPath: file, contents: Data(bytes)))
+            let sent = try Binaries.client(["submit", "PUT", server.url("/blob"), "-d", "@" + file, "--wait"], socket: daemon.socket)
+            #expect(sent.status == 0, "\(sent.stderr)")
+            #expect(records(server, path: "/blob", count: 1).first?.bytes == bytes)
+            let group = try Binaries.client(
+                ["group", "--request", "POST", server.url("/member"), "-d", "@" + file, "--wait"], socket: daemon.socket)
+            #expect(group.status == 0, "\(group.stderr)")
+            #expect(records(server, path: "/member", count: 1).first?.bytes == bytes)
+        }
+    }
+
     @Test("-q prints the job id alone; --wait works on countdowns; list -q and cancel -q print ids")
     func quietAndWait() throws {
         try withServerAndDaemon { _, daemon in

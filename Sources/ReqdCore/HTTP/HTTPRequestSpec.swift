@@ -21,7 +21,7 @@ public struct HTTPRequestSpec: Sendable, Hashable, Codable {
     /// The method must be an HTTP token, the URL an absolute `http` or `https` URL with a host, and
     /// each header a `Name: value` line without line breaks.
     public static func validated(
-        method: String?, url: String, headers: [String]?, body: String?
+        method: String?, url: String, headers: [String]?, body: [UInt8]?
     ) throws(SchedulerError) -> HTTPRequestSpec {
         let method = (method ?? "GET").uppercased()
         guard HTTPHeader.isToken(method) else {
@@ -32,7 +32,7 @@ public struct HTTPRequestSpec: Sendable, Hashable, Codable {
         for line in headers ?? [] {
             parsed.append(try HTTPHeader(line: line))
         }
-        return HTTPRequestSpec(method: method, url: url, headers: parsed, body: body.map { Array($0.utf8) })
+        return HTTPRequestSpec(method: method, url: url, headers: parsed, body: body)
     }
 }
 

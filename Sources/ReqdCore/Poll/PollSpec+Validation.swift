@@ -4,7 +4,8 @@ extension PollSpec {
     /// The poll this registration asks for, its first request due at `now`, or why it cannot be.
     func validated(at now: ClockReading, limits: SchedulerConfiguration) throws(SchedulerError) -> Poll {
         try limits.validateRegistration(key: key, scope: scope, ephemeral: ephemeral, bindConnection: bindConnection)
-        let request = try limits.validatedRequest(method: method, url: url, headers: headers, body: body)
+        let request = try limits.validatedRequest(
+            method: method, url: url, headers: headers, body: body, bodyBase64: bodyBase64, field: "")
         let every = try limits.milliseconds("every_ms", everyMs, atLeast: limits.minPollEveryNanos)
         let condition: PollCondition
         do {

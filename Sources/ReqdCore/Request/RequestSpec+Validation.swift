@@ -4,7 +4,8 @@ extension RequestSpec {
     /// The request and retry policy a client described; `field` prefixes field names in errors
     /// (`on_expire.`, `members[3].`).
     func delivery(field: String, firstAttempt: Instant, limits: SchedulerConfiguration) throws(SchedulerError) -> Delivery {
-        let request = try limits.validatedRequest(method: method, url: url, headers: headers, body: body)
+        let request = try limits.validatedRequest(
+            method: method, url: url, headers: headers, body: body, bodyBase64: bodyBase64, field: field)
         let maxAttempts = maxAttempts ?? limits.defaultMaxAttempts
         guard (1...1000).contains(maxAttempts) else {
             throw SchedulerError(.badField, "'\(field)max_attempts' must be between 1 and 1000, got \(maxAttempts)")

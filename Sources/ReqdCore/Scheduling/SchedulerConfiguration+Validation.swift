@@ -37,11 +37,24 @@ extension SchedulerConfiguration {
         return nanos
     }
 
-    /// A request a client described, validated, with its body within the configured limit and,
-    /// when its host is a literal address, the target policy allowing it. A host name is checked
-    /// at each attempt instead, against every address it then resolves to.
-    func validatedRequest(method: String?, url: String, headers: [String]?, body: String?) throws(SchedulerError) -> HTTPRequestSpec {
-        let request = try HTTPRequestSpec.validated(method: method, url: url, headers: headers, body: body)
+    /// A request a client described, validated, with its body (text, or any bytes in base64)
+    /// within the configured limit and, when its host is a literal address, the target policy
+    /// allowing it. A host name is checked at each attempt instead, against every address it then
+    /// resolves to. `field` prefixes field names in errors.
+    func validatedRequest(
+        method: String?, url: String, headers: [String]?, body: String?, bodyBase64: String?, field: String
+    ) throws(SchedulerError) -> HTTPRequestSpec {
+        var bytes = body.map { Array($0.utf8) }
+        if let bodyBase64 {
+            guard body == nil else {
+                throw SchedulerError(.conflictingFields, "give either '\(field)body' or '\(field)body_base64', not both")
+            }
+            guard let decoded = Base64.decode(bodyBase64) else {
+                throw SchedulerError(.badField, "'\(field)body_base64' is not base64 (RFC 4648, with or without padding)")
+            }
+            bytes = decoded
+        }
+        let request = try HTTPRequestSpec.validated(method: method, url: url, headers: headers, body: bytes)
         if targetPolicy.isActive {
             let host = RequestURL.host(url)
             if let address = IPAddress(host), let denial = targetPolicy.denial(host: host, addresses: [address]) {
@@ -49,7 +62,7 @@ extension SchedulerConfiguration {
             }
         }
         if let body = request.body, body.count > maxRequestBodyBytes {
-            throw SchedulerError(.badField, "'body' is larger than \(maxRequestBodyBytes) bytes")
+            throw SchedulerError(.badField, "'\(field)body' is larger than \(maxRequestBodyBytes) bytes")
         }
         return request
     }

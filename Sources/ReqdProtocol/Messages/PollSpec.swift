@@ -6,8 +6,10 @@ public struct PollSpec: Codable, Sendable, Hashable {
     public var method: String?
     /// Request headers as `Name: value` lines.
     public var headers: [String]?
-    /// The request body, sent as given.
+    /// The request body, sent as given (as UTF-8).
     public var body: String?
+    /// A body of any bytes, in base64 (RFC 4648); at most one of this and `body`.
+    public var bodyBase64: String?
     /// The poll interval in milliseconds: the least time between two request starts.
     public var everyMs: Int64
     /// The condition that ends the job with `succeeded`, such as `/state == "done"`.
@@ -32,7 +34,7 @@ public struct PollSpec: Codable, Sendable, Hashable {
     public var follow: Bool?
 
     public init(
-        url: String, method: String? = nil, headers: [String]? = nil, body: String? = nil, everyMs: Int64,
+        url: String, method: String? = nil, headers: [String]? = nil, body: String? = nil, bodyBase64: String? = nil, everyMs: Int64,
         until: String, progress: String? = nil, timeoutMs: Int64? = nil, maxPolls: Int? = nil,
         maxFailures: Int? = nil, key: String? = nil, scope: String? = nil, ephemeral: Bool? = nil,
         bindConnection: Bool? = nil, follow: Bool? = nil
@@ -42,6 +44,7 @@ public struct PollSpec: Codable, Sendable, Hashable {
         self.method = method
         self.headers = headers
         self.body = body
+        self.bodyBase64 = bodyBase64
         self.everyMs = everyMs
         self.until = until
         self.progress = progress
@@ -56,6 +59,7 @@ public struct PollSpec: Codable, Sendable, Hashable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case url, method, headers, body
+        case bodyBase64 = "body_base64"
         case everyMs = "every_ms"
         case until, progress
         case timeoutMs = "timeout_ms"

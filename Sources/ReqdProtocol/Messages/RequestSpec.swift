@@ -6,8 +6,10 @@ public struct RequestSpec: Codable, Sendable, Hashable {
     public var url: String
     /// Request headers as `Name: value` lines.
     public var headers: [String]?
-    /// The request body, sent as given.
+    /// The request body, sent as given (as UTF-8).
     public var body: String?
+    /// A body of any bytes, in base64 (RFC 4648); at most one of this and `body`.
+    public var bodyBase64: String?
     /// How many attempts at most, the first included (default from the configuration).
     public var maxAttempts: Int?
     /// The backoff before the second attempt, in milliseconds; it doubles after each further failure.
@@ -19,7 +21,7 @@ public struct RequestSpec: Codable, Sendable, Hashable {
     public var retryOn: [String]?
 
     public init(
-        method: String? = nil, url: String, headers: [String]? = nil, body: String? = nil, maxAttempts: Int? = nil,
+        method: String? = nil, url: String, headers: [String]? = nil, body: String? = nil, bodyBase64: String? = nil, maxAttempts: Int? = nil,
         backoffMinMs: Int64? = nil, backoffMaxMs: Int64? = nil, retryOn: [String]? = nil
     ) {
         self.retryOn = retryOn
@@ -27,6 +29,7 @@ public struct RequestSpec: Codable, Sendable, Hashable {
         self.url = url
         self.headers = headers
         self.body = body
+        self.bodyBase64 = bodyBase64
         self.maxAttempts = maxAttempts
         self.backoffMinMs = backoffMinMs
         self.backoffMaxMs = backoffMaxMs
@@ -34,6 +37,7 @@ public struct RequestSpec: Codable, Sendable, Hashable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case method, url, headers, body
+        case bodyBase64 = "body_base64"
         case maxAttempts = "max_attempts"
         case backoffMinMs = "backoff_min_ms"
         case backoffMaxMs = "backoff_max_ms"

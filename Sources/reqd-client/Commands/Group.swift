@@ -139,9 +139,12 @@ struct Group: ParsableCommand {
             members[owner].headers = (members[owner].headers ?? []) + [header]
         }
         for (body, owner) in zip(bodies, pairing.bodies) where owner < members.count {
-            members[owner].body = try RequestOptions.readBody(body)
+            let payload = try RequestOptions.readBody(body)
+            (members[owner].body, members[owner].bodyBase64) = (payload.text, payload.base64)
         }
-        for (index, target) in targets.enumerated() { members[index].method = target.method(body: members[index].body) }
+        for (index, target) in targets.enumerated() {
+            members[index].method = target.method(hasBody: members[index].body != nil || members[index].bodyBase64 != nil)
+        }
         if let file {
             members += try Self.read(file).map { member in
                 var member = member

@@ -118,7 +118,8 @@ struct RegisterCountdown: ParsableCommand {
                 let target = try MethodURL.one(onExpire, option: "--on-expire")
                 let body = try request.body()
                 expiry = RequestSpec(
-                    method: target.method(body: body), url: target.url, headers: request.headerLines, body: body,
+                    method: target.method(hasBody: !body.isEmpty), url: target.url, headers: request.headerLines, body: body.text,
+                    bodyBase64: body.base64,
                     maxAttempts: maxAttempts)
             }
             let spec = CountdownSpec(

@@ -92,7 +92,8 @@ struct RegisterPoll: ParsableCommand {
             let body = try request.body()
             let target = try MethodURL.one(self.target, option: "register-poll").with(method: method)
             let spec = PollSpec(
-                url: target.url, method: target.method(body: body), headers: request.headerLines, body: body,
+                url: target.url, method: target.method(hasBody: !body.isEmpty), headers: request.headerLines, body: body.text,
+                bodyBase64: body.base64,
                 everyMs: DurationText.parseNanoseconds(every).map { max(1, $0 / 1_000_000) } ?? 0, until: until,
                 progress: progress, timeoutMs: limit.flatMap(DurationText.parseNanoseconds).map { max(1, $0 / 1_000_000) },
                 maxPolls: maxPolls, maxFailures: maxFailures, key: key, scope: scope, ephemeral: ephemeral ? true : nil,

@@ -95,7 +95,8 @@ struct Submit: ParsableCommand {
             let body = try request.body()
             let spec = SubmitSpec(
                 request: RequestSpec(
-                    method: target.method(body: body), url: target.url, headers: request.headerLines, body: body,
+                    method: target.method(hasBody: !body.isEmpty), url: target.url, headers: request.headerLines, body: body.text,
+                    bodyBase64: body.base64,
                     maxAttempts: maxAttempts,
                     backoffMinMs: backoff?.min, backoffMaxMs: backoff?.max,
                     retryOn: retryOn.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } }),

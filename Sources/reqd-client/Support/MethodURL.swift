@@ -44,5 +44,5 @@ struct MethodURL: Equatable {
     }
 
     /// The method to send: the one given, else `POST` with a body and `GET` without.
-    func method(body: String?) -> String { method ?? (body == nil ? "GET" : "POST") }
+    func method(hasBody: Bool) -> String { method ?? (hasBody ? "POST" : "GET") }
 }

@@ -19,21 +19,29 @@ struct RequestOptions: ParsableArguments {
     /// The headers as the protocol takes them: nil when none were given.
     var headerLines: [String]? { headers.isEmpty ? nil : headers }
 
-    /// The body text: as given, or the contents of the file named after an `@` (`@-`: standard
-    /// input), read to its end, so a pipe works too.
-    func body() throws -> String? { try data.map(Self.readBody) }
+    /// The body: as given, or the contents of the file named after an `@` (`@-`: standard input),
+    /// read to its end, so a pipe works too; none without `--data`.
+    func body() throws -> Payload { try data.map(Self.readBody) ?? Payload() }
 
-    /// A `--data` value: the text itself, or the contents of the file named after an `@`.
-    static func readBody(_ data: String) throws -> String {
-        guard data.hasPrefix("@") else { return data }
+    /// A body as the protocol carries it: UTF-8 text as `body`, any other bytes as `body_base64`.
+    struct Payload {
+        var text: String?
+        var base64: String?
+
+        /// Whether there is a body at all.
+        var isEmpty: Bool { text == nil && base64 == nil }
+    }
+
+    /// A `--data` value: the text itself, or the contents of the file named after an `@`, which
+    /// may be any bytes.
+    static func readBody(_ data: String) throws -> Payload {
+        guard data.hasPrefix("@") else { return Payload(text: data) }
         let path = data == "@-" ? "/dev/stdin" : String(data.dropFirst())
         guard let handle = FileHandle(forReadingAtPath: path), let contents = try? handle.readToEnd() ?? Data() else {
             throw ClientFailure(message: "cannot read --data file '\(path)'", status: ExitStatus.usage)
         }
-        guard let string = String(data: contents, encoding: .utf8) else {
-            throw ClientFailure(message: "--data file '\(path)' is not UTF-8 text", status: ExitStatus.usage)
-        }
-        return string
+        if let text = String(data: contents, encoding: .utf8) { return Payload(text: text) }
+        return Payload(base64: contents.base64EncodedString())
     }
 }
 

@@ -43,6 +43,8 @@ public final class TestHTTPServer: Sendable {
         public var path: String
         public var headers: [(String, String)]
         public var body: String
+        /// The body's bytes as they came.
+        public var bytes: [UInt8]
         /// When the request head arrived, in monotonic nanoseconds.
         public var start: UInt64
         /// When the answer was written, or the connection closed, in monotonic nanoseconds.
