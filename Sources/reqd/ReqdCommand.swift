@@ -39,6 +39,9 @@ struct ReqdCommand: ParsableCommand {
     @Flag(name: .customLong("check-config"), help: "Validate the configuration and exit.")
     var checkConfig = false
 
+    @Flag(name: .customLong("print-config-manual"), help: .hidden)
+    var printConfigurationManual = false
+
     func loader() throws -> ConfigurationLoader {
         var overrides: [(key: String, value: String)] = []
         for setting in settings {
@@ -56,6 +59,10 @@ struct ReqdCommand: ParsableCommand {
     }
 
     func run() throws {
+        if printConfigurationManual {
+            print(Configuration.manualPage(), terminator: "")
+            return
+        }
         let loader = try loader()
         let configuration: Configuration
         do {

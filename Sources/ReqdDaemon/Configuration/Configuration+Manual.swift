@@ -1,0 +1,121 @@
+import ReqdProtocol
+
+extension Configuration {
+    /// The manual page reqd.toml(5), in mdoc, made from the table of settings: every key with its
+    /// default, when a new value takes effect, and what it means. `scripts/install` writes it, so
+    /// the page cannot drift from the daemon.
+    public static func manualPage() -> String {
+        let defaults = Configuration()
+        var page = """
+            .Dd \(ProtocolInfo.softwareVersion)
+            .Dt REQD.TOML 5
+            .Os
+            .Sh NAME
+            .Nm reqd.toml
+            .Nd configuration file of the reqd daemon
+            .Sh SYNOPSIS
+            .Pa /etc/reqd/reqd.toml
+            .Sh DESCRIPTION
+            .Xr reqd 8
+            runs on embedded defaults. Settings come, lowest precedence first, from the defaults, this file
+            .Pq Fl -config Ar FILE No or Ev REQD_CONFIG ,
+            environment variables
+            .Ev REQD_ Ns Ar TABLE Ns _ Ns Ar KEY ,
+            and
+            .Fl -set Ar table.key=value .
+            .Pp
+            The file is TOML 1.0, read strictly: whatever TOML forbids is refused with its line named,
+            such as a number with a leading zero (write a mode as
+            .Ql \\(dq0660\\(dq
+            or
+            .Ql 0o660 ) ,
+            and so are inline tables, arrays of tables and dates, which no setting takes.
+            .Ic reqd --check-config
+            validates a file and exits 0, or 78 naming the key.
+            .Pp
+            SIGHUP
+            .Pq Ic systemctl reload reqd
+            re-reads everything: a setting marked
+            .Sy reload
+            takes effect at once (for some, on new connections); the others are reported as needing a
+            restart and keep their running value until then. Durations read as
+            .Ql 500ms ,
+            .Ql 3s ,
+            .Ql 15m ,
+            .Ql 1h30m .
+            .Sh SETTINGS
+            .Bl -tag -width Ds
+
+            """
+        for setting in settings {
+            let effect =
+                switch setting.effect {
+                case .restart: "restart"
+                case .reload: "reload"
+                case .reloadForNewConnections: "reload, new connections"
+                }
+            let value = escaped(tomlText(setting.documentedValue(in: defaults))).replacing("\"", with: "\\(dq")
+            page += ".It Cm \(setting.key) No = Ql \(value)\n"
+            page += "(\(effect)) \(escaped(setting.meaning.replacingBackticks()))\n"
+        }
+        page += """
+            .El
+            .Sh ENVIRONMENT
+            .Bl -tag -width Ds
+            .It Ev REQD_CONFIG
+            The configuration file, when
+            .Fl -config
+            is not given.
+            .It Ev REQD_ Ns Ar TABLE Ns _ Ns Ar KEY
+            Any setting, such as
+            .Ev REQD_JOBS_RETENTION=2h .
+            .It Ev http_proxy , https_proxy , no_proxy
+            Proxies, read at start as curl reads them (the upper-case names too).
+            .El
+            .Sh FILES
+            .Bl -tag -width Ds
+            .It Pa /etc/reqd/reqd.toml
+            This file; every setting, commented, with its default.
+            .El
+            .Sh SEE ALSO
+            .Xr reqd 8 ,
+            .Xr reqd-client 1
+
+            """
+        return page
+    }
+
+    /// A value as the file writes it.
+    private static func tomlText(_ value: TOMLSubset.Value) -> String {
+        switch value {
+        case .string(let text): "\"" + text.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"") + "\""
+        case .integer(let number): "\(number)"
+        case .float(let number): "\(number)"
+        case .boolean(let flag): "\(flag)"
+        case .array(let elements): "[" + elements.map(tomlText).joined(separator: ", ") + "]"
+        }
+    }
+
+    /// Text made safe for a line of mdoc: backslashes escaped, and no line starting with a control character.
+    private static func escaped(_ text: String) -> String {
+        let safe = text.replacing("\\", with: "\\e")
+        return safe.hasPrefix(".") || safe.hasPrefix("'") ? "\\&" + safe : safe
+    }
+}
+
+extension String {
+    /// `code` spans written as plain quotes, since mdoc has no inline code markup in running text.
+    fileprivate func replacingBackticks() -> String {
+        var result = ""
+        var open = true
+        for character in self {
+            if character == "`" {
+                result += open ? "\u{201C}" : "\u{201D}"
+                open.toggle()
+            } else {
+                result.append(character)
+            }
+        }
+        return result
+    }
+}
