@@ -8,13 +8,15 @@ final class DaemonProcess {
     let socket: String
     let process = Process()
 
-    /// - Parameter environment: the daemon's whole environment; the test's own when nil.
+    /// - Parameter environment: the daemon's whole environment; when nil, the test's own without
+    ///   proxy variables, so a machine's proxy settings cannot reroute the tests' requests.
     init(directory: String, extraArguments: [String] = [], environment: [String: String]? = nil) throws {
         self.directory = directory
         socket = directory + "/reqd.sock"
         process.executableURL = URL(fileURLWithPath: Binaries.reqd)
         process.arguments = ["--socket", socket, "--state-dir", directory + "/state", "--log-target", "stderr"] + extraArguments
-        if let environment { process.environment = environment }
+        process.environment = environment
+            ?? ProcessInfo.processInfo.environment.filter { !["http_proxy", "https_proxy", "no_proxy"].contains($0.key.lowercased()) }
         process.standardError = FileHandle(forWritingAtPath: "/dev/null")
         try process.run()
         let deadline = Date().addingTimeInterval(15)

@@ -13,7 +13,7 @@ struct ProxyBinaryTests {
         defer { server.shutdown() }
         let directory = makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        var environment = ProcessInfo.processInfo.environment
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.lowercased().hasSuffix("_proxy") }
         environment["HTTP_PROXY"] = "127.0.0.1:\(proxy.port)"
         let daemon = try DaemonProcess(directory: directory, environment: environment)
         defer { daemon.stop() }

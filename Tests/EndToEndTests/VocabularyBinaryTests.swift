@@ -67,6 +67,13 @@ struct VocabularyBinaryTests {
             #expect(unpaired.stderr.contains("[METHOD] URL"))
             let twice = try Binaries.client(["submit", "-X", "PUT", "POST", server.url("/a")], socket: daemon.socket)
             #expect(twice.status == 64)
+            let sameMethod = try Binaries.client(["submit", "-X", "put", "PUT", server.url("/same"), "--wait"], socket: daemon.socket)
+            #expect(sameMethod.status == 0, "one method, in two cases: \(sameMethod.stderr)")
+            let twoBodies = try Binaries.client(["group", "--request", server.url("/a"), "-d", "x", "-d", "y"], socket: daemon.socket)
+            #expect(twoBodies.status == 64 && twoBodies.stderr.contains("at most one -d"))
+            let twoStdins = try Binaries.client(
+                ["group", "--request", server.url("/a"), "-d", "@-", "--request", server.url("/b"), "-d", "@-"], socket: daemon.socket)
+            #expect(twoStdins.status == 64 && twoStdins.stderr.contains("standard input"))
         }
     }
 
@@ -182,7 +189,7 @@ struct VocabularyBinaryTests {
         #expect(try Binaries.client(["status", activeID], socket: again.socket).status == 0)
     }
 
-    @Test("the live line is cut to the terminal's width and never wraps")
+    @Test("the live line is cut to the terminal's width and never wraps; the line that ends it is whole")
     func liveLineFitsTheTerminal() throws {
         try withServerAndDaemon { _, daemon in
             let command = "\(Binaries.client) --socket \(daemon.socket) register-countdown --key a-rather-long-countdown-key --in 2s --follow"
@@ -190,10 +197,12 @@ struct VocabularyBinaryTests {
             #expect(outcome.status == 0)
             let updates = outcome.stdout.components(separatedBy: "\r\u{1B}[K").filter { !$0.isEmpty }
             #expect(updates.count >= 2, "\(outcome.stdout.debugDescription)")
-            for update in updates {
-                #expect(update.trimmingCharacters(in: .newlines).count <= 19, "\(update.debugDescription)")
+            for update in updates.dropLast() {
+                #expect(update.count <= 19 && !update.contains("\n"), "\(update.debugDescription)")
             }
             #expect(updates.first == "a-rather-long-count")
+            let last = updates.last?.trimmingCharacters(in: .newlines)
+            #expect(last?.hasPrefix("a-rather-long-countdown-key  expired") == true, "the end is shown whole: \(last ?? "")")
         }
     }
 

@@ -16,6 +16,7 @@ struct ProxySettingsTests {
         #expect(proxies.direct == ["localhost", "internal.example", "corp.example", "10.0.0.0/8", "[::1]:8080", "api.example:8443"])
         #expect(try ProxySettings(environment: ["PATH": "/bin"]) == ProxySettings())
         #expect(try ProxySettings(environment: ["http_proxy": " "]).isActive == false)
+        #expect(try ProxySettings(environment: ["http_proxy": "", "HTTP_PROXY": "p:1"]).isActive == false, "set but empty: no proxy, as in curl")
     }
 
     @Test("each URL goes through its scheme's proxy unless no_proxy covers its host")
@@ -31,6 +32,7 @@ struct ProxySettingsTests {
         #expect(proxies.proxy(for: "http://localhost:9000/") == nil)
         #expect(proxies.proxy(for: "http://internal.example/") == nil)
         #expect(proxies.proxy(for: "https://db.internal.example/") == nil)
+        #expect(proxies.proxy(for: "https://db.internal.example./") == nil, "a trailing dot names the same host")
         #expect(proxies.proxy(for: "http://notinternal.example/") == plain, "a suffix counts only at a dot")
         #expect(proxies.proxy(for: "http://10.1.2.3/") == nil)
         #expect(proxies.proxy(for: "http://11.1.2.3/") == plain)
@@ -91,7 +93,10 @@ struct ProxySettingsTests {
     func throughTheProxy() throws {
         let proxy = try TestConnectProxy(requiring: "Basic " + Data("me:s@cret".utf8).base64EncodedString())
         defer { proxy.shutdown() }
-        let environment = ["http_proxy": "http://me:s%40cret@127.0.0.1:\(proxy.port)", "no_proxy": "localhost"]
+        let environment = [
+            "http_proxy": "http://me:s%40cret@127.0.0.1:\(proxy.port)", "https_proxy": "http://me:s%40cret@127.0.0.1:\(proxy.port)",
+            "no_proxy": "localhost",
+        ]
         let fixture = try ServerFixture(configure: { $0.http.proxies = try! ProxySettings(environment: environment) }) { _ in
             TestHTTPServer.Reply(status: 200, body: "{}")
         }
@@ -105,6 +110,16 @@ struct ProxySettingsTests {
         #expect(try fixture.wait(directID)["state"] as? String == "succeeded")
         #expect(fixture.server.records(path: "/direct").count == 1)
         #expect(proxy.tunnels.count == 1, "no_proxy sent it direct")
+
+        // An https URL goes through https_proxy, here the same proxy: the tunnel is asked for even
+        // though the test server speaks no TLS, so the attempt then fails.
+        let secure = try #require(
+            try fixture.call([
+                "op": "submit", "method": "GET", "url": "https://127.0.0.1:\(fixture.server.port)/tls", "max_attempts": 1,
+            ]).job?["id"] as? String)
+        _ = try fixture.wait(secure)
+        #expect(proxy.tunnels.map(\.target).last == "127.0.0.1:\(fixture.server.port)")
+        #expect(proxy.tunnels.count == 2)
     }
 
     @Test("a proxy that refuses the credentials fails the attempt with a clear error")

@@ -7,9 +7,11 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin=$(cd "$1" && pwd)
 root=$(mktemp -d /tmp/reqd-install-XXXXXX)
-trap 'rm -rf "$root"' EXIT
+trap 'rm -rf "$root" "$root.2" "$root.log" "$root.err"' EXIT
 fail() { echo "install-test: FAIL: $*" >&2; exit 1; }
 
+# A directory that was there before the install must be there after the uninstall.
+mkdir -p "$root/usr/share/man"
 scripts/install --prefix /usr --destdir "$root" --from "$bin" --manual-tool "$bin/generate-manual" > "$root.log"
 for file in /usr/bin/reqd /usr/bin/reqd-client /usr/lib/systemd/system/reqd.service /usr/lib/systemd/system/reqd.socket \
     /usr/lib/sysusers.d/reqd.conf /usr/lib/tmpfiles.d/reqd.conf /etc/reqd/reqd.toml /usr/share/doc/reqd/README.md \
@@ -35,7 +37,8 @@ MANWIDTH=100 man -l "$root/usr/share/man/man1/reqd-client.1" | grep -qF -e "--un
 bash -c "source '$root/usr/share/bash-completion/completions/reqd-client' && complete -p reqd-client" >/dev/null \
     || fail "the bash completion does not load"
 grep -q 'register-countdown' "$root/usr/share/fish/vendor_completions.d/reqd-client.fish" || fail "fish completion lacks commands"
-[[ $(wc -l < "$root/usr/share/doc/reqd/MANIFEST") == 18 ]] || fail "the manifest lists $(wc -l < "$root/usr/share/doc/reqd/MANIFEST") files, not 18"
+files=$(grep -vc '/$' "$root/usr/share/doc/reqd/MANIFEST")
+[[ $files == 18 ]] || fail "the manifest lists $files files, not 18"
 
 # An edited configuration survives a second install and the uninstall; the state directory too.
 echo '# edited' >> "$root/etc/reqd/reqd.toml"
@@ -46,11 +49,11 @@ tail -n1 "$root/etc/reqd/reqd.toml" | grep -q '# edited' || fail "a second insta
 scripts/uninstall --prefix /usr --destdir "$root" > /dev/null 2> "$root.err"
 left=$(cd "$root" && find . -type f | sort)
 [[ $left == $'./etc/reqd/reqd.toml\n./var/lib/reqd/reqd.sqlite3' ]] || fail "uninstall left: $left"
-[[ -z $(cd "$root" && find usr -mindepth 1 2>/dev/null) ]] || fail "uninstall left directories: $(cd "$root" && find usr)"
+dirs=$(cd "$root" && find usr -type d | sort | paste -sd' ')
+[[ $dirs == "usr usr/share usr/share/man" ]] || fail "uninstall left other directories than those it found: $dirs"
 
 # An unedited configuration goes with the rest.
 scripts/install --prefix /usr --destdir "$root.2" --from "$bin" --manual-tool "$bin/generate-manual" > /dev/null
 scripts/uninstall --prefix /usr --destdir "$root.2" > /dev/null
 [[ -z $(find "$root.2" -type f) ]] || fail "uninstall left: $(find "$root.2" -type f)"
-rm -rf "$root.2" "$root.log" "$root.err"
 echo "install-test: OK"

@@ -1,3 +1,4 @@
+import Foundation
 import ReqdProtocol
 
 extension Configuration {
@@ -7,7 +8,7 @@ extension Configuration {
     public static func manualPage() -> String {
         let defaults = Configuration()
         var page = """
-            .Dd \(ProtocolInfo.softwareVersion)
+            .Dd \(today())
             .Dt REQD.TOML 5
             .Os
             .Sh NAME
@@ -83,6 +84,14 @@ extension Configuration {
 
             """
         return page
+    }
+
+    /// Today as mdoc's `.Dd` wants it, such as `November 24, 2026`.
+    private static func today() -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "MMMM d, yyyy"
+        return formatter.string(from: Date())
     }
 
     /// A value as the file writes it.

@@ -288,7 +288,7 @@ public final class HTTPExecutor: Sendable {
             case .cancelled:
                 return "the request was cancelled"
             case .proxyAuthenticationRequired:
-                return "the proxy asked for credentials it was not given (407)"
+                return "the proxy refused the request for lack of valid credentials (407)"
             case .invalidProxyResponse:
                 return "the proxy gave no tunnel to the target"
             default:

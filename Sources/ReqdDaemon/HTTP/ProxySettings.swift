@@ -8,9 +8,13 @@ import ReqdCore
 public struct ProxySettings: Sendable, Hashable {
     /// One HTTP proxy: where it listens and, when its URL had them, the credentials it wants.
     public struct Proxy: Sendable, Hashable, CustomStringConvertible {
+        /// The proxy's host name or address (an IPv6 address without brackets).
         public var host: String
+        /// The proxy's port.
         public var port: Int
+        /// The user of `Proxy-Authorization`, percent-decoded from the URL.
         public var username: String?
+        /// Its password; never in `description`.
         public var password: String?
 
         /// `host:port`, never the credentials.
@@ -31,11 +35,12 @@ public struct ProxySettings: Sendable, Hashable {
     /// Reads the proxy variables of `environment`; a proxy URL reqd cannot use is an error naming
     /// its variable, never repeating credentials.
     public init(environment: [String: String]) throws(DaemonError) {
+        /// The lowercase variable when it is set (empty included: curl then uses no proxy), else the uppercase one.
         func value(_ name: String) -> (name: String, text: String)? {
-            for candidate in [name.lowercased(), name.uppercased()] {
-                if let text = environment[candidate]?.trimmingCharacters(in: .whitespaces), !text.isEmpty { return (candidate, text) }
-            }
-            return nil
+            guard let candidate = [name.lowercased(), name.uppercased()].first(where: { environment[$0] != nil }),
+                let text = environment[candidate]?.trimmingCharacters(in: .whitespaces), !text.isEmpty
+            else { return nil }
+            return (candidate, text)
         }
         if let (name, text) = value("http_proxy") { http = try Self.proxy(text, variable: name) }
         if let (name, text) = value("https_proxy") { https = try Self.proxy(text, variable: name) }
@@ -55,7 +60,8 @@ public struct ProxySettings: Sendable, Hashable {
     public func proxy(for url: String) -> Proxy? {
         let isHTTPS = url.prefix(8).lowercased() == "https://"
         guard let proxy = isHTTPS ? https : http else { return nil }
-        let host = RequestURL.host(url).lowercased()
+        var host = RequestURL.host(url).lowercased()
+        if host.hasSuffix(".") { host.removeLast() }
         let port = Self.port(of: url) ?? (isHTTPS ? 443 : 80)
         return direct.contains { Self.matches($0, host: host, port: port) } ? nil : proxy
     }

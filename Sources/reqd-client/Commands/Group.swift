@@ -89,6 +89,12 @@ struct Group: ParsableCommand {
         guard pairing.headers.count == headers.count, pairing.bodies.count == bodies.count else {
             throw ValidationError("write each -H and -d apart, after the --request it is for")
         }
+        guard Set(pairing.bodies).count == pairing.bodies.count else {
+            throw ValidationError("give each --request at most one -d")
+        }
+        guard bodies.filter({ $0 == "@-" }).count <= 1 else {
+            throw ValidationError("only one -d may read standard input (@-)")
+        }
         if !onComplete.isEmpty { _ = try MethodURL.one(onComplete, option: "--on-complete") }
     }
 

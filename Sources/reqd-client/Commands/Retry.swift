@@ -61,7 +61,14 @@ struct Retry: ParsableCommand {
                         firstRefusal = firstRefusal ?? refusal.status
                     }
                 }
-                if !batch.truncated || fresh.isEmpty { break }
+                if !batch.truncated { break }
+                if fresh.isEmpty {
+                    // The first page holds only jobs already tried (refused, or dead again): the
+                    // rest cannot be reached from here.
+                    Output.error("more jobs are \((state ?? .dead).rawValue) than one pass reached; run retry --all again later")
+                    firstRefusal = firstRefusal ?? ExitStatus.failure
+                    break
+                }
             }
             if !global.json, !output.quiet {
                 let done = retried.count - refused

@@ -39,7 +39,7 @@ struct MethodURL: Equatable {
     /// a `ValidationError`.
     func with(method explicit: String?) throws -> MethodURL {
         guard let explicit else { return self }
-        if let method, method != explicit { throw ValidationError("the method is given twice: -X \(explicit) and \(method)") }
+        if let method, method.uppercased() != explicit.uppercased() { throw ValidationError("the method is given twice: -X \(explicit) and \(method)") }
         return MethodURL(method: explicit, url: url)
     }
 

@@ -12,9 +12,10 @@ enum Output {
     }
 
     /// Rewrites the live line in place with `text`, cut to the terminal's width so that it never
-    /// wraps (a wrapped line could not be rewritten); `ending` moves on to a new line after it.
+    /// wraps (a wrapped line could not be rewritten). The `ending` line, which moves on to a new
+    /// line and is not rewritten again, is shown whole, as it says how the job ended.
     static func live(_ text: String, ending: Bool = false) {
-        raw("\r\u{1B}[K" + String(text.prefix(max(1, columns - 1))) + (ending ? "\n" : ""))
+        raw("\r\u{1B}[K" + (ending ? text + "\n" : String(text.prefix(max(1, columns - 1)))))
     }
 
     /// The terminal's width: `$COLUMNS` when set (it overrides, as POSIX has it), else the window
