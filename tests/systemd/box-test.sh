@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# End-to-end test under a real systemd (../shared/tools/systemd-box): install the unit and the
+# End-to-end test under a real systemd (systemd-box, $SYSTEMD_BOX or tests/systemd/systemd-box): install the unit and the
 # binaries, start, follow a countdown, read its story from the journal, reload, stop, socket
 # activation, and systemd-analyze security. Needs root. Usage: tests/systemd/box-test.sh BIN_DIR
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${1:?usage: box-test.sh BIN_DIR}
-box_tool=${SYSTEMD_BOX:-$repo/../shared/tools/systemd-box}
+box_tool=${SYSTEMD_BOX:-$repo/tests/systemd/systemd-box}
 name=reqd-test-$$
 failures=0
 pass() { echo "ok   - $*"; }

@@ -6,7 +6,7 @@
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 bin=$(cd "${1:?usage: deb-test.sh BIN_DIR}" && pwd)
-box_tool=${SYSTEMD_BOX:-$repo/../shared/tools/systemd-box}
+box_tool=${SYSTEMD_BOX:-$repo/tests/systemd/systemd-box}
 name=reqd-deb-$$
 failures=0
 pass() { echo "ok   - $*"; }
