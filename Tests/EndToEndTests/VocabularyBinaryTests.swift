@@ -236,8 +236,17 @@ struct VocabularyBinaryTests {
             "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", Binaries.client, "--socket", daemon.socket, "status"])
         #expect(refused.status == 69)
         #expect(refused.stderr.contains("permission denied"), "\(refused.stderr)")
-        #expect(refused.stderr.contains("group 'root'") && refused.stderr.contains("usermod -aG root"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("group 'root'") && refused.stderr.contains("socket.group"), "\(refused.stderr)")
+        #expect(!refused.stderr.contains("usermod -aG root"), "nobody should be told to join root")
         #expect(refused.stderr.contains("log in again"))
+        // A socket of a group of its own: the advice is to join it.
+        let groupedDirectory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: groupedDirectory) }
+        let grouped = try DaemonProcess(directory: groupedDirectory, extraArguments: ["--set", "socket.group=nogroup"])
+        defer { grouped.stop() }
+        let other = try Binaries.run("/usr/bin/setpriv", ["--reuid=65534", "--regid=1", "--clear-groups", Binaries.client, "--socket", grouped.socket, "status"])
+        #expect(other.status == 69)
+        #expect(other.stderr.contains("usermod -aG nogroup") && other.stderr.contains("log in again"), "\(other.stderr)")
         #expect(!refused.stderr.contains("systemctl start"))
     }
 }

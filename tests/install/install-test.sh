@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin=$(cd "$1" && pwd)
 root=$(mktemp -d /tmp/reqd-install-XXXXXX)
-trap 'rm -rf "$root" "$root.2" "$root.log" "$root.err"' EXIT
+trap 'rm -rf "$root" "$root.2" "$root.3" "$root.log" "$root.err"' EXIT
 fail() { echo "install-test: FAIL: $*" >&2; exit 1; }
 
 # A directory that was there before the install must be there after the uninstall.
@@ -52,8 +52,11 @@ left=$(cd "$root" && find . -type f | sort)
 dirs=$(cd "$root" && find usr -type d | sort | paste -sd' ')
 [[ $dirs == "usr usr/share usr/share/man" ]] || fail "uninstall left other directories than those it found: $dirs"
 
-# An unedited configuration goes with the rest.
-scripts/install --prefix /usr --destdir "$root.2" --from "$bin" --manual-tool "$bin/generate-manual" > /dev/null
+# An unedited configuration goes with the rest; paths may be given relative to the caller.
+(cd "$(dirname "$root")" && "$OLDPWD/scripts/install" --prefix /usr --destdir "$(basename "$root").2" --from "$bin" \
+    --manual-tool "$bin/generate-manual" > /dev/null)
+[[ -x $root.2/usr/bin/reqd ]] || fail "a relative --destdir was not taken from the caller's directory"
 scripts/uninstall --prefix /usr --destdir "$root.2" > /dev/null
+scripts/install --prefix '/opt/my prefix' --destdir "$root.3" --from "$bin" > /dev/null 2>&1 && fail "a prefix with a space was taken"
 [[ -z $(find "$root.2" -type f) ]] || fail "uninstall left: $(find "$root.2" -type f)"
 echo "install-test: OK"

@@ -22,11 +22,12 @@ final class DaemonConnection {
             throw ClientFailure(message: "socket path too long: \(path)", status: ExitStatus.usage)
         } catch where error.errorNumber == EACCES || error.errorNumber == EPERM {
             let group = Self.group(of: path) ?? "reqd"
+            let advice =
+                group == "root"
+                ? "Ask the admin to give the socket a group of its own (socket.group, or SocketGroup= in reqd.socket), such as reqd, then join that group and log in again."
+                : "Join it (`sudo usermod -aG \(group) $USER`), then log in again so the group applies."
             throw ClientFailure(
-                message: """
-                    permission denied on the reqd socket \(path): only members of group '\(group)' may connect.
-                    Join it (`sudo usermod -aG \(group) $USER`), then log in again so the group applies.
-                    """,
+                message: "permission denied on the reqd socket \(path): only members of group '\(group)' may connect.\n\(advice)",
                 status: ExitStatus.unreachable)
         } catch {
             let where_ = tried.count > 1 ? "tried \(tried.joined(separator: ", "))" : "at \(path)"
