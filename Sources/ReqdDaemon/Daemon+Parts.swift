@@ -10,14 +10,16 @@ extension Daemon {
         var store: JobStore?
         var executor: HTTPExecutor?
         var listener: SocketListener?
+        var metrics: MetricsEndpoint?
         var lock: StateDirectoryLock?
 
-        /// Takes down whatever is up, each part after those that feed it: the listener first (its
-        /// connections close, and their last events reach the loop), then the loop (its timer and
+        /// Takes down whatever is up, each part after those that feed it: the listeners first (the
+        /// control socket's connections close, and their last events reach the loop), then the loop (its timer and
         /// monitors), the requests still on the wire, the store, flushed and closed, and last the
         /// state directory's lock. The stop counts as clean only if the store was opened.
         func tearDown() {
             listener?.close()
+            metrics?.close()
             loop.stop()
             executor?.shutdown()
             store?.close()
@@ -48,7 +50,8 @@ extension Daemon {
         do {
             // Weak, here and for the executor: the loop holds both, so they must not hold it.
             let health = StoreHealthLog(logger: logger)
-            store = try JobStore(directory: stateDirectory, checkIntegrity: !lock.lastStopWasClean) { [weak loop] tokens, failure in
+            store = try JobStore(directory: stateDirectory, checkIntegrity: !lock.lastStopWasClean, metrics: loop.metrics) {
+                [weak loop] tokens, failure in
                 health.committed(failure: failure)
                 loop?.committedNow(tokens, failure: failure)
             }
@@ -63,7 +66,9 @@ extension Daemon {
         loop.attach(store: store)
         let executor: HTTPExecutor
         do {
-            executor = try HTTPExecutor(settings: configuration.http, policy: configuration.scheduler.targetPolicy, logger: logger) {
+            executor = try HTTPExecutor(
+                settings: configuration.http, policy: configuration.scheduler.targetPolicy, logger: logger, metrics: loop.metrics
+            ) {
                 [weak loop] job, attempt, outcome in loop?.submit(.httpFinished(job, attempt: attempt, outcome))
             }
         } catch {
@@ -107,6 +112,12 @@ extension Daemon {
             }
             try SocketPath.prepare(socketPath)
         }
+        if case .unix(let path) = configuration.metricsListen, path == socketPath {
+            throw DaemonError.invalidSetting("metrics.listen", "must not be the control socket's path, \(socketPath)")
+        }
+        parts.metrics = try MetricsEndpoint.start(
+            configuration.metricsListen, mode: mode_t(configuration.socketMode), socketGroup: configuration.socketGroup,
+            loop: loop, logger: logger)
         parts.listener = try SocketListener.start(
             adopting: activated.first, path: socketPath, mode: mode_t(configuration.socketMode),
             socketGroup: configuration.socketGroup, loop: loop, lineLimit: lineLimit, logger: logger)

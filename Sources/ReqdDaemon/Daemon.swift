@@ -17,6 +17,9 @@ public final class Daemon: Sendable {
     public let stateDirectory: String
     /// The scheduler loop, for tests and benchmarks.
     public let loop: SchedulerLoop
+    /// Where the metrics endpoint listens, such as `127.0.0.1:9464` or `unix:/run/reqd/metrics.sock`;
+    /// nil when `metrics.listen` is empty.
+    public var metricsAddress: String? { parts.metrics?.address }
 
     private let parts: Parts
     private let notifier: SystemdNotifier

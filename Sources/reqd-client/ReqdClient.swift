@@ -31,13 +31,20 @@ struct ReqdClient: ParsableCommand {
               reqd-client watch --scope deploy-42
               # Block a script until a job ends; the exit status tells how
               reqd-client wait JOB_ID --timeout 5m
+              # Watch the daemon live, full screen (q quits)
+              reqd-client top --interval 2s
+              # The counters and histograms a Prometheus server would scrape
+              reqd-client metrics | grep reqd_http_responses_total
 
             Exit statuses: 0 success; 1 other error; 2 job failed; 3 job cancelled; 4 job timed out; 5 job dead; \
             10 unknown job; 11 invalid request; 12 daemon unavailable for new work; 13 protocol mismatch; \
             14 daemon internal error; 64 bad usage; 69 daemon unreachable; 124 wait --timeout ran out.
             """,
         version: ProtocolInfo.softwareVersion,
-        subcommands: [RegisterCountdown.self, RegisterPoll.self, Submit.self, Group.self, Retry.self, Delete.self, Cancel.self, Status.self, List.self, Watch.self, Wait.self])
+        subcommands: [
+            RegisterCountdown.self, RegisterPoll.self, Submit.self, Group.self, Retry.self, Delete.self, Cancel.self, Status.self,
+            List.self, Watch.self, Wait.self, MetricsCommand.self, Top.self,
+        ])
 
     @OptionGroup var global: GlobalOptions
 }

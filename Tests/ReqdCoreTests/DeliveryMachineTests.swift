@@ -93,6 +93,7 @@ struct DeliveryMachineTests {
         let action = delivery.timerFired(at: reading(30 * second), random: &random, configuration: configuration)
         #expect(action.wire == [.abort(attempt: 3)])
         #expect(action.notes == [JobNote(.retrying, error: "no answer within 30s")])
+        #expect(action.timedOut == [String(RequestURL.origin(delivery.request.url))], "the timeout counts against the target")
         #expect(!delivery.inFlight && delivery.attempts == 3)
     }
 

@@ -55,7 +55,7 @@ struct GroupMachineTests {
     func retryKeepsItsSlot() {
         var group = Group.of(2, concurrency: 1, maxAttempts: 2)
         #expect(group.advance(id, at: at(0), timeout: timeout).wire == [group.send(0, 1)])
-        #expect(group.finished(1, Fixture.answer(503), at: 1 * second) == JobAction.none)
+        #expect(group.finished(1, Fixture.answer(503), at: 1 * second) == JobAction(unreportedRetries: 1), "counted, with no event")
         // Half the 1 s bound after the answer.
         #expect(group.advance(id, at: at(1 * second), timeout: timeout) == JobAction(deadline: .set(at(1_500 * ms))))
         #expect(
@@ -105,7 +105,8 @@ struct GroupMachineTests {
         #expect(
             group.timerFired(at: 30 * second)
                 == JobAction(
-                    wire: [.abort(attempt: 1)], notes: [ended(0, .failed, error: "no answer within 30s")], persist: [.member(0)]))
+                    wire: [.abort(attempt: 1)], notes: [ended(0, .failed, error: "no answer within 30s")], persist: [.member(0)],
+                    timedOut: ["https://api.example"]))
         #expect(group.advance(id, at: at(30 * second), timeout: timeout).wire == [group.send(1, 2)])
     }
 

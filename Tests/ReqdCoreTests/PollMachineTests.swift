@@ -76,7 +76,8 @@ struct PollMachineTests {
         #expect(
             poll.timerFired(at: reading(30 * second), configuration: configuration)
                 == JobAction(
-                    wire: [.abort(attempt: 3)], notes: [JobNote(.polled, error: "no answer within 30s")], persist: [.pollCounters]))
+                    wire: [.abort(attempt: 3)], notes: [JobNote(.polled, error: "no answer within 30s")], persist: [.pollCounters],
+                    timedOut: ["https://api.example"]))
         #expect(poll.failures == 1 && !poll.inFlight)
         #expect(poll.advance(id, at: at(30 * second), configuration: configuration).wire == [poll.send(4)])
     }

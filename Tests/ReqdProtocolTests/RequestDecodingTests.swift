@@ -25,6 +25,8 @@ struct RequestDecodingTests {
         Request(id: .number(7), body: .unwatch(UnwatchRequest(watch: .number(6)))),
         Request(id: .number(8), body: .wait(WaitRequest(job: "cd_x"))),
         Request(id: .number(80), body: .delete(DeleteRequest(job: "rq_x"))),
+        Request(id: .number(81), body: .metrics(MetricsRequest(soonest: 5))),
+        Request(id: .number(82), body: .metrics(MetricsRequest())),
         Request(
             id: .number(9),
             body: .registerPoll(

@@ -28,6 +28,7 @@ extension Group {
         for index in unanswered.sorted() {
             guard let wire = members[index].wire else { continue }
             action.wire.append(.abort(attempt: wire))
+            action.timedOut.append(String(RequestURL.origin(members[index].delivery.request.url)))
             let step = finish(
                 wire, .failure("no answer within \(waited)"), at: now, random: random.unit(), keeping: configuration.resultBodyBytes)
             if let step { record(step, into: &action) }
@@ -47,7 +48,10 @@ extension Group {
 
     /// A member that ended tells the watchers and the store; the last one completes the group.
     private func record(_ step: Step, into action: inout JobAction) {
-        guard case .ended(let index, let complete) = step else { return }
+        guard case .ended(let index, let complete) = step else {
+            if case .retrying = step { action.unreportedRetries += 1 }
+            return
+        }
         let member = members[index]
         action.notes.append(
             JobNote(.member, status: member.delivery.lastStatus, error: member.error, member: index, memberState: member.state))

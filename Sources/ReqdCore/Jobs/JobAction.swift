@@ -46,6 +46,11 @@ struct JobAction: Sendable, Equatable {
     /// The latest answer worth keeping in the job's header, for `status`.
     var result: HTTPResult?
     var debug: [String] = []
+    /// Targets (origins) of requests aborted because no answer came within the request timeout:
+    /// the executor never reports them, so the scheduler counts them here.
+    var timedOut: [String] = []
+    /// Retries planned that no note reports (a group member's), for the daemon's counters.
+    var unreportedRetries = 0
     /// Set when the job ended; the scheduler retires it.
     var end: JobEnd?
 

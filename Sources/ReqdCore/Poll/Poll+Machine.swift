@@ -21,6 +21,7 @@ extension Poll {
         let waited = DurationText.format(nanoseconds: configuration.requestTimeoutNanos)
         var action = answered(.failure("no answer within \(waited)"), at: now, configuration: configuration)
         action.wire.insert(.abort(attempt: attempts), at: 0)
+        action.timedOut = [String(RequestURL.origin(request.url))]
         return action
     }
 

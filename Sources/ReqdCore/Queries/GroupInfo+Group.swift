@@ -1,9 +1,10 @@
 import ReqdProtocol
 
 extension GroupInfo {
-    /// The wire view of a group: every member in order, and every member that did not succeed.
-    init(_ group: Group) {
-        let members = group.members.enumerated().map { index, member in
+    /// The wire view of a group: every member in order, and every member that did not succeed;
+    /// `brief` leaves both lists out, for views that show only the counts.
+    init(_ group: Group, brief: Bool = false) {
+        let members = brief ? [] : group.members.enumerated().map { index, member in
             MemberInfo(
                 index: index, method: member.delivery.request.method, url: member.delivery.request.url, state: member.state,
                 attempts: Int(member.delivery.attempts), status: member.result?.status ?? member.delivery.lastStatus,

@@ -2,7 +2,8 @@ import ReqdProtocol
 
 extension JobInfo {
     /// The wire view of a job at `now`: its header, and its kind's settings and counters.
-    init(_ job: Job, at now: ClockReading) {
+    /// `brief` leaves out what can be large: a group's members and the kept answer's body.
+    init(_ job: Job, at now: ClockReading, brief: Bool = false) {
         self.init(
             id: job.id.rawValue, kind: job.kind, state: job.state, owner: job.owner, key: job.key, scope: job.scope,
             durable: job.durable, createdAt: job.createdAt, endedAt: job.endedAt, reason: job.reason,
@@ -38,10 +39,10 @@ extension JobInfo {
                 parent: delivery.parent?.rawValue)
             if active && delivery.held { request?.held = true }
         case .group(let group):
-            self.group = GroupInfo(group)
+            self.group = GroupInfo(group, brief: brief)
         }
         if job.boundTo != nil { boundToConnection = true }
-        result = job.result
+        result = brief ? job.result.map { HTTPResult(status: $0.status, headers: nil, body: "", truncated: !$0.body.isEmpty) } : job.result
         error = job.error
     }
 }

@@ -26,6 +26,7 @@ extension Delivery {
         let waited = DurationText.format(nanoseconds: configuration.requestTimeoutNanos)
         var action = answered(.failure("no answer within \(waited)"), at: now, jitter: random.unit(), configuration: configuration)
         action.wire.insert(.abort(attempt: attempt), at: 0)
+        action.timedOut = [String(RequestURL.origin(request.url))]
         return action
     }
 

@@ -15,6 +15,8 @@ struct NetworkHold: Sendable {
         var probe: JobID?
         /// Why the target was found unreachable.
         var error: String
+        /// When it was found unreachable.
+        var since: Instant
         /// How many of the held jobs and the probe each owner uid has, so that `status` counts a
         /// user's held jobs without walking them.
         var owners: [UInt32: Int] = [:]
@@ -57,7 +59,7 @@ struct NetworkHold: Sendable {
         if offlineSince == nil { offlineSince = now }
         let isNew = targets[origin] == nil
         // Changed in place: a copy of the target would copy every job it holds.
-        targets[origin, default: Target(error: why)].hold(job, owner: owner, sequence: sequence, why: why, heldJobs: &heldJobs)
+        targets[origin, default: Target(error: why, since: now)].hold(job, owner: owner, sequence: sequence, why: why, heldJobs: &heldJobs)
         return isNew
     }
 

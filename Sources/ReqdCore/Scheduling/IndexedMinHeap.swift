@@ -89,6 +89,45 @@ public struct IndexedMinHeap<Key: ShardKey & Sendable, Priority: Comparable & Se
         return first
     }
 
+    /// The entries that `include` accepts, smallest first, at most `count` of them, looking at no
+    /// more than `limit` entries: a walk of the heap's top, O(k log k), that leaves it as it was.
+    ///
+    /// Positions are visited in priority order through a small frontier heap of their own (a
+    /// position's children enter it when the position is visited), so the smallest accepted
+    /// entries come without sorting the whole heap.
+    public func smallest(_ count: Int, examining limit: Int, where include: (Key) -> Bool) -> [Entry] {
+        var found: [Entry] = []
+        guard count > 0, !entries.isEmpty else { return found }
+        var frontier = [0]
+        var examined = 0
+        func before(_ a: Int, _ b: Int) -> Bool { entries[frontier[a]].priority < entries[frontier[b]].priority }
+        while found.count < count, examined < limit, let position = frontier.first {
+            examined += 1
+            if include(entries[position].key) { found.append(entries[position]) }
+            // Pop the frontier's top, then push the visited position's children.
+            frontier[0] = frontier[frontier.count - 1]
+            frontier.removeLast()
+            var parent = 0
+            while true {
+                let left = 2 * parent + 1
+                guard left < frontier.count else { break }
+                let smaller = left + 1 < frontier.count && before(left + 1, left) ? left + 1 : left
+                guard before(smaller, parent) else { break }
+                frontier.swapAt(parent, smaller)
+                parent = smaller
+            }
+            for child in [2 * position + 1, 2 * position + 2] where child < entries.count {
+                frontier.append(child)
+                var slot = frontier.count - 1
+                while slot > 0, before(slot, (slot - 1) / 2) {
+                    frontier.swapAt(slot, (slot - 1) / 2)
+                    slot = (slot - 1) / 2
+                }
+            }
+        }
+        return found
+    }
+
     private mutating func siftUp(_ start: Int) {
         var child = start
         let moving = entries[child]
@@ -133,3 +172,4 @@ public struct IndexedMinHeap<Key: ShardKey & Sendable, Priority: Comparable & Se
         return positions.count == entries.count
     }
 }
+

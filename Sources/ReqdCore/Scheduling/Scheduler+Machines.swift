@@ -73,6 +73,7 @@ extension Scheduler {
         // from the seed whatever the answers were.
         let jitter = header.kind == .group ? random.unit() : 0
         guard header.isActive else { return }
+        recordTargetHealth(outcome, of: id, kind: header.kind, attempt: attempt, owner: header.owner, at: now.instant)
         let action: JobAction?
         switch header.kind {
         case .countdown:
@@ -118,6 +119,13 @@ extension Scheduler {
         for message in action.debug {
             effects.append(.debug(id, message))
         }
+        if !action.timedOut.isEmpty || action.unreportedRetries > 0, let header = table[id] {
+            for origin in action.timedOut {
+                recordTargetHealth(.failure("no answer within the request timeout"), origin: origin, owner: header.owner, at: now.instant)
+                effects.append(.requestTimedOut(afterNanos: configuration.requestTimeoutNanos))
+            }
+            for _ in 0..<action.unreportedRetries { effects.append(.counted(.retrying, header.kind)) }
+        }
         if !action.notes.isEmpty, let header = table[id] {
             let recipients = subscriptions.recipients(of: header)
             if !recipients.isEmpty {
@@ -125,6 +133,11 @@ extension Scheduler {
                     guard var event = event(note.type, of: id, at: now) else { continue }
                     note.fill(&event)
                     effects.append(.deliver(event, to: recipients))
+                }
+            } else {
+                // Nobody watches: no event is built, but the daemon's counters still hear of it.
+                for note in action.notes where note.type == .retrying || note.type == .held {
+                    effects.append(.counted(note.type, header.kind))
                 }
             }
         }

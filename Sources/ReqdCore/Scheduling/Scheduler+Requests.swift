@@ -37,6 +37,8 @@ extension Scheduler {
             outcome = .success(.unwatched(UnwatchResult(removed: subscriptions.unwatch(connection: connection, tag: unwatch.watch))))
         case .wait(let wait):
             outcome = self.wait(wait, peer: peer, connection: connection, requestID: request.id, at: now)
+        case .metrics(let metrics):
+            outcome = self.metrics(metrics, peer: peer, at: now)
         }
         if let outcome {
             effects.append(.reply(connection, request.id, outcome))

@@ -40,6 +40,8 @@ public struct Scheduler: Sendable {
     var forgetsLeft = forgetsPerTurn
     /// Request jobs held while their targets are unreachable.
     var network = NetworkHold()
+    /// Targets whose requests fail now, for `metrics`.
+    var targetHealth = TargetHealth()
     /// Slots for overdue HTTP starts, per target.
     var catchup = CatchupPacer()
     /// Requests on the wire by owner, and the jobs waiting for one of their owner's slots.

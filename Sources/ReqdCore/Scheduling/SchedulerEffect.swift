@@ -25,6 +25,12 @@ public enum SchedulerEffect: Sendable {
     /// Tables shrank or many jobs were forgotten: give the memory the allocator keeps free back
     /// to the system.
     case releaseMemory
+    /// An event of this type and job kind that nobody watches, so none was built: for the
+    /// daemon's counters only. (Events that are delivered are counted from `deliver`.)
+    case counted(JobEventType, JobKind)
+    /// A request was aborted after waiting this long for an answer (`http.request_timeout`): the
+    /// executor reports no end for it, so the daemon counts it here as a request with no answer.
+    case requestTimedOut(afterNanos: Int64)
     /// A detail worth a debug log line about one job.
     case debug(JobID, String)
 }

@@ -114,6 +114,9 @@ extension Configuration {
         Setting(
             "limits.apply_to_root", \.scheduler.userLimits.applyToRoot, .boolean, .reload,
             "whether root is held to the `limits.*` too"),
+        Setting(
+            "metrics.listen", \.metricsListen, .metricsListen, .restart,
+            "where to serve the metrics in the Prometheus text format: empty for nowhere (they stay on the socket's `metrics` operation), a Unix socket path (taking `socket.mode` and `socket.group`), or `HOST:PORT` on loopback such as `127.0.0.1:9464`"),
     ]
 
     /// The settings by key.

@@ -23,6 +23,8 @@ public struct Configuration: Sendable, Equatable {
     public var scheduler = SchedulerConfiguration()
     /// The HTTP client's timeouts and limits.
     public var http = HTTPSettings()
+    /// Where the metrics endpoint listens; off by default.
+    public var metricsListen = MetricsListen.off
     /// Warnings about what was read, such as a retired key that is ignored; the daemon logs them.
     public var notes: [String] = []
 

@@ -121,6 +121,15 @@ extension Setting.Kind where Value == String? {
     }
 }
 
+extension Setting.Kind where Value == MetricsListen {
+    /// Where the metrics endpoint listens: empty for nowhere, a Unix socket path, or HOST:PORT on loopback.
+    static var metricsListen: Self {
+        Self(
+            parse: { key, value throws(DaemonError) in try MetricsListen(parsing: try value.text(for: key)) },
+            show: { .string($0.description) })
+    }
+}
+
 extension Setting.Kind where Value: RawRepresentable<String> & CaseIterable {
     /// One of the enumeration's raw values, such as `info` for a `Logger.Level`.
     static var choice: Self {

@@ -56,15 +56,17 @@ public final class HTTPExecutor: Sendable {
     /// Set when a request failed for lack of descriptors, until one is free again (`start`).
     private let descriptorsShort = Atomic(false)
     private let onFinish: @Sendable (JobID, UInt32, HTTPOutcome) -> Void
+    private let metrics: DaemonMetrics?
 
     /// Creates the client and its event loops, and the target gate when `policy` can refuse anything.
     ///
     /// - Parameter onFinish: called from an event loop when a request ends, however it ends.
     public init(
         settings: HTTPSettings, policy: TargetPolicy = TargetPolicy(), logger: Logger = Logger(label: "reqd"),
-        onFinish: @escaping @Sendable (JobID, UInt32, HTTPOutcome) -> Void
+        metrics: DaemonMetrics? = nil, onFinish: @escaping @Sendable (JobID, UInt32, HTTPOutcome) -> Void
     ) throws {
         self.settings = settings
+        self.metrics = metrics
         self.onFinish = onFinish
         group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, settings.threads))
         var pool = HTTPClient.Configuration.ConnectionPool(
@@ -135,7 +137,7 @@ public final class HTTPExecutor: Sendable {
                 // host's next request starts from there too, not by recursion here.
                 group.next().execute {
                     self.finished(host: host)
-                    self.onFinish(send.job, send.attempt, .unreachable(why))
+                    self.report(send.job, send.attempt, .unreachable(why), since: nil)
                 }
                 return
             }
@@ -151,7 +153,7 @@ public final class HTTPExecutor: Sendable {
                 body: send.request.body.map { .bytes($0) })
         } catch {
             finished(host: host)
-            onFinish(send.job, send.attempt, .failure(Self.describe(error, settings: settings)))
+            report(send.job, send.attempt, .failure(Self.describe(error, settings: settings)), since: nil)
             return
         }
         let key = Attempt(job: send.job, attempt: send.attempt)
@@ -159,6 +161,7 @@ public final class HTTPExecutor: Sendable {
         // aborts them. A deadline per request would put one timer per queued request in NIO.
         let delegate = HopRecordingDelegate(request: request, maxBodySize: settings.maxResponseBytes)
         let via = settings.proxies.proxy(for: send.request.url).flatMap { proxied[$0] } ?? client
+        let started = SystemClock.now().instant
         let task = via.execute(request: request, delegate: delegate)
         state.withLock { $0.slots[key] = .running(task) }
         let (parseJSON, keepHeaders) = (send.parseJSON, send.keepHeaders)
@@ -168,11 +171,17 @@ public final class HTTPExecutor: Sendable {
             guard wanted else { return }
             switch result {
             case .success(let response):
-                self.onFinish(key.job, key.attempt, .response(Self.answer(response, parseJSON: parseJSON, keepHeaders: keepHeaders)))
+                self.report(key.job, key.attempt, .response(Self.answer(response, parseJSON: parseJSON, keepHeaders: keepHeaders)), since: started)
             case .failure(let error):
-                self.onFinish(key.job, key.attempt, self.outcome(of: error, lastHop: delegate.lastHop))
+                self.report(key.job, key.attempt, self.outcome(of: error, lastHop: delegate.lastHop), since: started)
             }
         }
+    }
+
+    /// Counts a request's end, and how long it took when it went out, then reports it.
+    private func report(_ job: JobID, _ attempt: UInt32, _ outcome: HTTPOutcome, since started: Instant?) {
+        metrics?.httpFinished(outcome, nanoseconds: started.map { SystemClock.now().instant.nanoseconds(since: $0) })
+        onFinish(job, attempt, outcome)
     }
 
     /// Frees a host's slot and starts the next request waiting for it, if any.

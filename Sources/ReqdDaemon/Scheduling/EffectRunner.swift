@@ -21,15 +21,17 @@ final class EffectRunner {
     private let queue: DispatchQueue
     private let logger: Logger
     private let memory: MemoryRelease
+    private let metrics: DaemonMetrics
     private var sinks: [ConnectionID: any MessageSink] = [:]
     private var store: JobStore?
     private var executor: HTTPExecutor?
     /// Reused by every turn, which empties it before it ends.
     private var wire: [WireOperation] = []
 
-    init(queue: DispatchQueue, logger: Logger) {
+    init(queue: DispatchQueue, logger: Logger, metrics: DaemonMetrics) {
         self.queue = queue
         self.logger = logger
+        self.metrics = metrics
         memory = MemoryRelease(logger: logger)
     }
 
@@ -83,9 +85,15 @@ final class EffectRunner {
                         "refused: \(error.message)",
                         metadata: ["error.code": "\(error.code.rawValue)", "conn.id": "\(connection.rawValue)", "request.id": "\(id)"])
                 }
+                var result = result
+                if case .success(.metrics(var body)) = result {
+                    body.text = metrics.exposition(body)
+                    result = .success(.metrics(body))
+                }
                 let response = Response(id: id, outcome: result.mapError(WireErrorMapping.wireError))
                 outputs[connection, default: []].append(.response(response))
             case .deliver(let event, let recipients):
+                metrics.observe(event.type, kind: event.kind, state: event.state)
                 log(event)
                 for recipient in recipients {
                     outputs[recipient.connection, default: []].append(.event(EventMessage(watch: recipient.watch, event: event)))
@@ -95,10 +103,15 @@ final class EffectRunner {
             case .commitBarrier(let token):
                 batch.barriers.append(token)
             case .send(let send):
+                metrics.attemptStarted()
                 wire.append(.send(send))
             case .abort(let job, let attempt):
                 logger.debug("request aborted", metadata: ["job.id": "\(job)", "job.attempt": "\(attempt)"])
                 wire.append(.abort(job, attempt: attempt))
+            case .counted(let type, let kind):
+                metrics.observe(type, kind: kind, state: nil)
+            case .requestTimedOut(let nanoseconds):
+                metrics.httpFinished(.failure("timed out"), nanoseconds: nanoseconds)
             case .notice(let message):
                 logger.notice("\(message)")
             case .debug(let job, let message):

@@ -51,6 +51,8 @@ public final class SchedulerLoop: @unchecked Sendable {
     private var networkMonitor: NetworkChangeMonitor?
     private let logger: Logger
     private let notifier: SystemdNotifier
+    /// The daemon's counters and histograms; the loop records timer lateness.
+    public let metrics: DaemonMetrics
     private var wakeups = 0
     private var stopped = false
     private var largestTurnItems = 0
@@ -73,7 +75,7 @@ public final class SchedulerLoop: @unchecked Sendable {
     /// Creates the loop around a fresh scheduler, with its timer and its clock and network monitors.
     public init(
         configuration: SchedulerConfiguration, seed: UInt64, logger: Logger, notifier: SystemdNotifier,
-        turnBudget: Int = SchedulerLoop.defaultTurnBudget
+        metrics: DaemonMetrics = DaemonMetrics(), turnBudget: Int = SchedulerLoop.defaultTurnBudget
     ) {
         precondition(turnBudget > 0, "a turn must be able to handle something")
         let queue = DispatchQueue(label: "reqd.scheduler", qos: .userInteractive)
@@ -81,7 +83,8 @@ public final class SchedulerLoop: @unchecked Sendable {
         self.turnBudget = turnBudget
         inbox = Inbox(queue: queue)
         scheduler = Scheduler(configuration: configuration, seed: seed, now: SystemClock.now())
-        runner = EffectRunner(queue: queue, logger: logger)
+        runner = EffectRunner(queue: queue, logger: logger, metrics: metrics)
+        self.metrics = metrics
         self.logger = logger
         self.notifier = notifier
         // Weak: the timer and the monitors live as long as the loop; they must not keep it alive.
@@ -162,6 +165,11 @@ public final class SchedulerLoop: @unchecked Sendable {
     public func perform(_ event: SchedulerEvent) {
         dispatchPrecondition(condition: .notOnQueue(queue))
         queue.sync { turn([.event(event)]) }
+    }
+
+    /// The metrics in the Prometheus text format, with the gauges set from the scheduler's counts now.
+    public func exposition() -> String {
+        metrics.exposition(inspect { $0.gauges })
     }
 
     /// Reads scheduler state on its queue.
@@ -279,9 +287,13 @@ public final class SchedulerLoop: @unchecked Sendable {
                 events.append(.continueLists)
             case .wakeup:
                 wakeups += 1
+                let deadline = plan.jobDeadline
                 let due = plan.fired(at: now.instant)
                 if due.watchdog { notifier.watchdog() }
-                if due.jobs { events.append(.timerFired) }
+                if due.jobs, let deadline {
+                    metrics.timerFired(lateNanoseconds: now.instant.nanoseconds(since: deadline))
+                    events.append(.timerFired)
+                }
             case .clockStepped:
                 logger.info("wall clock was set; re-arming the timer")
                 plan.clockStepped()

@@ -19,6 +19,7 @@ public final class JobStore: @unchecked Sendable {
     private var unwritten: [StoreChange] = []
     private let encoder = CompactJSONEncoder()
     private let onCommit: @Sendable ([CommitToken], String?) -> Void
+    private let metrics: DaemonMetrics?
 
     /// The database file.
     public let path: String
@@ -33,10 +34,12 @@ public final class JobStore: @unchecked Sendable {
     ///   - onCommit: called on the store's queue after each transaction with its barriers and nil,
     ///     or with the failure's reason.
     public init(
-        directory: String, checkIntegrity: Bool = false, onCommit: @escaping @Sendable ([CommitToken], String?) -> Void
+        directory: String, checkIntegrity: Bool = false, metrics: DaemonMetrics? = nil,
+        onCommit: @escaping @Sendable ([CommitToken], String?) -> Void
     ) throws(DaemonError) {
         path = directory + "/reqd.sqlite3"
         database = try SQLiteDatabase(path: path)
+        self.metrics = metrics
         self.onCommit = onCommit
         if checkIntegrity {
             var findings: [String] = []
@@ -136,7 +139,9 @@ public final class JobStore: @unchecked Sendable {
         let changes = unwritten + batches.flatMap(\.changes)
         let barriers = batches.flatMap(\.barriers)
         do {
+            let started = SystemClock.now().instant
             try write(changes)
+            if !changes.isEmpty { metrics?.committed(nanoseconds: SystemClock.now().instant.nanoseconds(since: started)) }
             unwritten = []
             onCommit(barriers, nil)
         } catch {

@@ -13,4 +13,5 @@ public enum Operation: String, Codable, Sendable, CaseIterable {
     case watch
     case unwatch
     case wait
+    case metrics
 }

@@ -8,4 +8,5 @@ public enum ReplyBody: Sendable, Hashable {
     case jobs(JobListResult)
     case watching(WatchResult)
     case unwatched(UnwatchResult)
+    case metrics(MetricsResult)
 }

@@ -38,6 +38,7 @@ extension Request: Codable {
             case .watch: body = .watch(try JobSelector(from: decoder))
             case .unwatch: body = .unwatch(try UnwatchRequest(from: decoder))
             case .wait: body = .wait(try WaitRequest(from: decoder))
+            case .metrics: body = .metrics(try MetricsRequest(from: decoder))
             }
         } catch {
             throw RequestDecodingFailure(id: id, error: WireError(decoding: error))
@@ -58,6 +59,7 @@ extension Request: Codable {
             .cancel: fields(JobSelector.CodingKeys.self), .status: fields(StatusRequest.CodingKeys.self),
             .list: fields(ListRequest.CodingKeys.self), .watch: fields(JobSelector.CodingKeys.self),
             .unwatch: fields(UnwatchRequest.CodingKeys.self), .wait: fields(WaitRequest.CodingKeys.self),
+            .metrics: fields(MetricsRequest.CodingKeys.self),
         ]
     }()
 
@@ -79,6 +81,7 @@ extension Request: Codable {
         case .watch(let fields): try fields.encode(to: encoder)
         case .unwatch(let fields): try fields.encode(to: encoder)
         case .wait(let fields): try fields.encode(to: encoder)
+        case .metrics(let fields): try fields.encode(to: encoder)
         }
     }
 }

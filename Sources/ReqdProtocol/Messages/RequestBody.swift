@@ -13,6 +13,7 @@ public enum RequestBody: Sendable, Hashable {
     case watch(JobSelector)
     case unwatch(UnwatchRequest)
     case wait(WaitRequest)
+    case metrics(MetricsRequest)
 
     /// The `op` name of this body.
     public var operation: Operation {
@@ -30,6 +31,7 @@ public enum RequestBody: Sendable, Hashable {
         case .watch: .watch
         case .unwatch: .unwatch
         case .wait: .wait
+        case .metrics: .metrics
         }
     }
 }

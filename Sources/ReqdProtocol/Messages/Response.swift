@@ -35,6 +35,7 @@ extension Response: Encodable {
             case .jobs(let value): try container.encode(value, forKey: .result)
             case .watching(let value): try container.encode(value, forKey: .result)
             case .unwatched(let value): try container.encode(value, forKey: .result)
+            case .metrics(let value): try container.encode(value, forKey: .result)
             }
         }
     }
