@@ -1,10 +1,13 @@
-/// Reads the part of TOML 1.0 that reqd's configuration uses, and refuses everything else.
+import TOMLKit
+
+/// Reads reqd's configuration file: TOML 1.0 as TOMLKit (toml++) reads it, narrowed to the values
+/// settings take.
 ///
-/// Accepted, exactly as TOML 1.0 defines them: `[table]` headers; bare, quoted and dotted keys;
-/// basic, literal and multi-line strings; integers (decimal, `0x`, `0o`, `0b`); floats; booleans;
-/// arrays (mixed, nested, over several lines, with comments); `#` comments. Refused with the line
-/// named: inline tables, arrays of tables and dates, which no setting takes, and anything TOML
-/// itself forbids, such as `mode = 0440` (a leading zero) or a key set twice.
+/// TOMLKit decides what is TOML: whatever TOML forbids, such as `mode = 0440` (a leading zero) or
+/// a key set twice, is refused with the line toml++ names. Inline tables, arrays of tables and
+/// dates are valid TOML that no setting takes, and are refused too. TOMLKit gives no line for a
+/// value it read, and a refused setting must say where it is, so `TOMLKeyLines` finds the line
+/// each key was set on.
 enum TOMLSubset {
     /// A value from the file.
     enum Value: Equatable, Sendable {
@@ -20,17 +23,80 @@ enum TOMLSubset {
     /// A key part that is not a bare key is shown quoted, as TOML writes it, so that
     /// `targets."api.example.com".rate` stays apart from `targets.api.example.com.rate`.
     static func parse(_ text: String, file: String) throws(DaemonError) -> [String: (value: Value, line: Int)] {
-        var parser = TOMLParser(text)
-        let tree: TOMLTree
+        let lines = TOMLKeyLines(text)
+        let table: TOMLTable
         do {
-            tree = try parser.document()
+            table = try TOMLTable(string: text)
+        } catch let error as TOMLParseError {
+            let line = error.source.begin.line
+            let key = lines.key(onLine: line)
+            var problem = error.description
+            if problem.contains("integer: leading zero") { problem += "; write an octal number as 0o440, or a mode as the string \"0440\"" }
+            throw DaemonError(
+                .malformedConfiguration, "\(file):\(line): " + (key.map { "'\($0)': " } ?? "") + problem, key: key)
         } catch {
-            throw DaemonError(.malformedConfiguration, "\(file):\(error.line): \(error.problem)", key: error.key)
+            throw DaemonError(.malformedConfiguration, "\(file): \(error)")
         }
         var result: [String: (value: Value, line: Int)] = [:]
-        tree.forEachValue { path, value, line in
-            result[path.map(TOMLParser.written(key:)).joined(separator: ".")] = (value, line)
-        }
+        try flatten(table, prefix: "", lines: lines, file: file, into: &result)
         return result
+    }
+
+    /// `key` as TOML writes it: bare when it can be, otherwise quoted.
+    static func written(key: String) -> String {
+        if !key.isEmpty, key.utf8.allSatisfy(TOMLKeyLines.isBareKeyByte) { return key }
+        var quoted = "\""
+        for scalar in key.unicodeScalars {
+            switch scalar {
+            case "\"": quoted += "\\\""
+            case "\\": quoted += "\\\\"
+            case "\n": quoted += "\\n"
+            case "\t": quoted += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                let hex = String(scalar.value, radix: 16, uppercase: true)
+                quoted += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: quoted.unicodeScalars.append(scalar)
+            }
+        }
+        return quoted + "\""
+    }
+
+    private static func flatten(
+        _ table: TOMLTable, prefix: String, lines: TOMLKeyLines, file: String, into result: inout [String: (value: Value, line: Int)]
+    ) throws(DaemonError) {
+        for key in table.keys.sorted() {
+            guard let node = table[key] else { continue }
+            let path = prefix + written(key: key)
+            let line = lines[path]
+            func refuse(_ problem: String) -> DaemonError {
+                DaemonError(.malformedConfiguration, "\(file):\(line.map(String.init) ?? "?"): '\(path)' \(problem)", key: path)
+            }
+            if let inner = node.table {
+                guard !inner.inline else { throw refuse("is an inline table ({...}), which reqd's configuration does not use") }
+                try flatten(inner, prefix: path + ".", lines: lines, file: file, into: &result)
+                continue
+            }
+            guard let value = try value(node, refuse: refuse) else { continue }
+            result[path] = (value, line ?? 0)
+        }
+    }
+
+    private static func value(_ node: any TOMLValueConvertible, refuse: (String) -> DaemonError) throws(DaemonError) -> Value? {
+        switch node.type {
+        case .string: return node.string.map(Value.string)
+        case .int: return node.int.map { .integer(Int64($0)) }
+        case .double: return node.double.map(Value.float)
+        case .bool: return node.bool.map(Value.boolean)
+        case .array:
+            guard let array = node.array else { return nil }
+            var elements: [Value] = []
+            for element in array {
+                if element.type == .table { throw refuse("holds tables ([[...]] or {...}), which reqd's configuration does not use") }
+                if let value = try value(element, refuse: refuse) { elements.append(value) }
+            }
+            return .array(elements)
+        case .table: throw refuse("is a table")
+        case .date, .time, .dateTime: throw refuse("is a date or time, which no setting takes")
+        }
     }
 }
