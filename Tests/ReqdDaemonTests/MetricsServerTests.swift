@@ -138,11 +138,11 @@ struct MetricsServerTests {
         }
         let idle = (0..<MetricsEndpoint.maxConnections).map { _ in open() }
         // Give the endpoint time to accept them all.
-        usleep(200_000)
+        usleep(500_000)
         #expect(throws: (any Error).self, "a 17th connection is closed at once") { try HTTPGet.fetch(address) }
         for descriptor in idle { close(descriptor) }
         var answered = false
-        for _ in 0..<50 where !answered {
+        for _ in 0..<250 where !answered {
             answered = (try? HTTPGet.fetch(address))?.status == 200
             if !answered { usleep(20_000) }
         }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import ReqdDaemon
 
@@ -115,6 +116,8 @@ struct TOMLSubsetTests {
         ("x = 1\na = [1, 2", 2, "array: encountered end-of-file"),
         ("a = [1 2]", 1, "array: expected comma or closing ']', saw '2'"),
         ("a = [,]", 1, "array: expected value or closing ']', saw comma"),
+        ("# x\u{0}\n[socket]\nmode = \"0777\"", 1, "NUL byte"),
+        ("[socket]\npath = \"/run/a\\u0000b\"", 2, "\\u0000"),
         ("a = 1\rb = 2", 1, #"key-value pair: expected '\n' after '\r', saw 'b'"#),
         ("[a", 1, "table header: encountered end-of-file"),
         ("[]", 1, "table header: tables with blank bare keys are explicitly prohibited"),
@@ -174,6 +177,7 @@ struct TOMLSubsetTests {
              2 ]
             w."z" = 3
             """#, file: "t.toml")
+        #expect(try TOMLSubset.parse(#"[socket]\n"mod\u0065" = 1"#.replacingOccurrences(of: "\\n", with: "\n"), file: "t.toml")["socket.mode"]?.line == 2)
         #expect(tricky["a"]?.line == 1)
         #expect(tricky["x"] == nil && tricky["y"] == nil)
         #expect(tricky["b"]?.line == 4)

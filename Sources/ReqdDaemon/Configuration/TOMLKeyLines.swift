@@ -6,6 +6,9 @@
 /// multi-line string is never taken for a key.
 struct TOMLKeyLines {
     private var lines: [String: Int] = [:]
+    /// The first line with a NUL in a string's escapes (`\u0000`): TOMLKit hands strings over as C
+    /// strings, which would end there.
+    private(set) var nulEscapeLine: Int?
     /// Each statement's dotted key and the lines it spans, in order.
     private var statements: [(key: String, lines: ClosedRange<Int>)] = []
 
@@ -28,6 +31,7 @@ struct TOMLKeyLines {
     init(_ text: String) {
         var cursor = Cursor(Array(text.utf8))
         var table = ""
+        defer { nulEscapeLine = cursor.nulEscapeLine }
         while true {
             cursor.skipBlank()
             guard let byte = cursor.peek() else { return }
@@ -61,6 +65,7 @@ struct TOMLKeyLines {
         let bytes: [UInt8]
         var index = 0
         var line = 1
+        var nulEscapeLine: Int?
 
         init(_ bytes: [UInt8]) {
             self.bytes = bytes
@@ -132,8 +137,8 @@ struct TOMLKeyLines {
             }
         }
 
-        /// Reads a string of any of the four kinds at the cursor and returns its text (escapes
-        /// decoded only as far as keys need: a key is compared, never shown as it was read).
+        /// Reads a string of any of the four kinds at the cursor and returns its text, escapes
+        /// decoded as TOML decodes them.
         mutating func quoted(_ quote: UInt8) -> String {
             let multiLine = peek(1) == quote && peek(2) == quote
             index += multiLine ? 3 : 1
@@ -155,9 +160,24 @@ struct TOMLKeyLines {
                 }
                 if byte == UInt8(ascii: "\\"), quote == UInt8(ascii: "\""), let escaped = peek(1) {
                     switch escaped {
-                    case UInt8(ascii: "n"): text.append(UInt8(ascii: "\n"))
-                    case UInt8(ascii: "t"): text.append(UInt8(ascii: "\t"))
-                    case UInt8(ascii: "\n"):
+                    case UInt8(ascii: "n"): text.append(0x0A)
+                    case UInt8(ascii: "t"): text.append(0x09)
+                    case UInt8(ascii: "b"): text.append(0x08)
+                    case UInt8(ascii: "f"): text.append(0x0C)
+                    case UInt8(ascii: "r"): text.append(0x0D)
+                    case UInt8(ascii: "u"), UInt8(ascii: "U"):
+                        let digits = escaped == UInt8(ascii: "u") ? 4 : 8
+                        let hex = (0..<digits).compactMap { peek(2 + $0) }
+                        if hex.count == digits, let value = UInt32(String(decoding: hex, as: UTF8.self), radix: 16),
+                            let scalar = Unicode.Scalar(value)
+                        {
+                            if value == 0, nulEscapeLine == nil { nulEscapeLine = line }
+                            text += Array(String(Character(scalar)).utf8)
+                            index += 2 + digits
+                            continue
+                        }
+                        text.append(escaped)
+                    case UInt8(ascii: "\n"), UInt8(ascii: "\r"):
                         advance()
                         continue
                     default: text.append(escaped)

@@ -23,7 +23,17 @@ enum TOMLSubset {
     /// A key part that is not a bare key is shown quoted, as TOML writes it, so that
     /// `targets."api.example.com".rate` stays apart from `targets.api.example.com.rate`.
     static func parse(_ text: String, file: String) throws(DaemonError) -> [String: (value: Value, line: Int)] {
+        // TOMLKit takes the text, and gives strings back, as C strings: a NUL would silently end
+        // the file, or a value, there. TOML forbids the raw byte; the escape is refused as no
+        // setting takes it.
+        if let nul = text.utf8.firstIndex(of: 0) {
+            let line = text.utf8[..<nul].count(where: { $0 == UInt8(ascii: "\n") }) + 1
+            throw DaemonError(.malformedConfiguration, "\(file):\(line): the file holds a NUL byte, which TOML forbids; it may be damaged")
+        }
         let lines = TOMLKeyLines(text)
+        if let line = lines.nulEscapeLine {
+            throw DaemonError(.malformedConfiguration, "\(file):\(line): a string holds \\u0000, which no setting takes")
+        }
         let table: TOMLTable
         do {
             table = try TOMLTable(string: text)

@@ -13,11 +13,11 @@ import Synchronization
 /// thread is not the control socket's, so a slow scraper never holds up a client. Any local user
 /// may reach a loopback port, so the endpoint keeps its cost bounded: at most
 /// `maxConnections` connections at once (the next is closed at once), one request each (every
-/// answer says `Connection: close`), and a connection that sends no request within
-/// `idleTimeout` is closed.
+/// answer says `Connection: close`), and every connection is closed `connectionLifetime` after it
+/// opened, however slowly it sends.
 final class MetricsEndpoint: Sendable {
     static let maxConnections = 16
-    static let idleTimeout = TimeAmount.seconds(10)
+    static let connectionLifetime = TimeAmount.seconds(10)
 
     private let group: MultiThreadedEventLoopGroup
     private let channel: any Channel
@@ -49,9 +49,12 @@ final class MetricsEndpoint: Sendable {
                     open.subtract(1, ordering: .relaxed)
                     return channel.close()
                 }
-                channel.closeFuture.whenComplete { _ in open.subtract(1, ordering: .relaxed) }
+                let deadline = channel.eventLoop.scheduleTask(in: connectionLifetime) { channel.close(promise: nil) }
+                channel.closeFuture.whenComplete { _ in
+                    deadline.cancel()
+                    open.subtract(1, ordering: .relaxed)
+                }
                 return channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(IdleStateHandler(readTimeout: idleTimeout))
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
                     try channel.pipeline.syncOperations.addHandler(MetricsRequestHandler(loop: loop))
                 }

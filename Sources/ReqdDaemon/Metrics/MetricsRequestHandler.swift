@@ -2,8 +2,7 @@ import NIOCore
 import NIOHTTP1
 
 /// Answers the metrics endpoint's requests: `GET /metrics` (or `HEAD`) with the exposition text,
-/// 404 for any other path and 405 for any other method, and then closes the connection; a
-/// connection idle past the endpoint's timeout is closed too.
+/// 404 for any other path and 405 for any other method, and then closes the connection.
 final class MetricsRequestHandler: ChannelInboundHandler, Sendable {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
@@ -35,13 +34,5 @@ final class MetricsRequestHandler: ChannelInboundHandler, Sendable {
         }
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in channel.close(promise: nil) }
-    }
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if event is IdleStateHandler.IdleStateEvent {
-            context.close(promise: nil)
-        } else {
-            context.fireUserInboundEventTriggered(event)
-        }
     }
 }

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Glibc
 
 /// The terminal `top` draws on: the alternate screen, no cursor, and keys read one at a time
 /// without echo. `restore()` puts everything back; it runs however `top` ends, a signal included.
@@ -11,7 +12,7 @@ final class Terminal {
         init(_ settings: termios?) { self.settings = settings }
 
         func restore() {
-            Output.raw("\u{1B}[?25h\u{1B}[?1049l")
+            Terminal.write("\u{1B}[?25h\u{1B}[?1049l")
             if var settings { tcsetattr(0, TCSANOW, &settings) }
         }
     }
@@ -42,12 +43,23 @@ final class Terminal {
             source.resume()
             signalSources.append(source)
         }
-        Output.raw("\u{1B}[?1049h\u{1B}[?25l")
+        Terminal.write("\u{1B}[?1049h\u{1B}[?25l")
+    }
+
+    /// Writes to standard output, ignoring failure: after a hang-up the terminal is gone, and
+    /// `top` must still end cleanly (Foundation's `FileHandle.write` would trap).
+    static func write(_ text: String) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Glibc.write(1, $0.baseAddress, $0.count) }
+            guard written > 0 else { return }
+            bytes = bytes.dropFirst(written)
+        }
     }
 
     /// Draws a frame over the last one, each line cleared to its end.
     func draw(_ lines: [String]) {
-        Output.raw("\u{1B}[H" + lines.map { $0 + "\u{1B}[K" }.joined(separator: "\r\n") + "\u{1B}[J")
+        Terminal.write("\u{1B}[H" + lines.map { $0 + "\u{1B}[K" }.joined(separator: "\r\n") + "\u{1B}[J")
     }
 
     /// Waits `seconds` for `q` or `Q`; other keys are read and ignored without cutting the wait
