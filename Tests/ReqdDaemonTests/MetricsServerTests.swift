@@ -124,19 +124,7 @@ struct MetricsServerTests {
         let daemon = try startDaemon(in: directory) { $0.metricsListen = .loopback(host: "127.0.0.1", port: 0) }
         defer { daemon.stop() }
         let address = try #require(daemon.metricsAddress)
-        let port = try #require(UInt16(address.split(separator: ":").last ?? ""))
-        func open() -> Int32 {
-            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var socketAddress = sockaddr_in()
-            socketAddress.sin_family = sa_family_t(AF_INET)
-            socketAddress.sin_port = port.bigEndian
-            socketAddress.sin_addr.s_addr = inet_addr("127.0.0.1")
-            _ = withUnsafePointer(to: &socketAddress) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            }
-            return descriptor
-        }
-        let idle = (0..<MetricsEndpoint.maxConnections).map { _ in open() }
+        let idle = try (0..<MetricsEndpoint.maxConnections).map { _ in try HTTPGet.open(address) }
         // Give the endpoint time to accept them all.
         usleep(500_000)
         #expect(throws: (any Error).self, "a 17th connection is closed at once") { try HTTPGet.fetch(address) }

@@ -68,11 +68,6 @@ extension Scheduler {
         targetHealth.record(outcome, origin: origin, owner: owner, at: now)
     }
 
-    /// Counts the end of a request to a known target in its health.
-    mutating func recordTargetHealth(_ outcome: HTTPOutcome, origin: String, owner: UInt32, at now: Instant) {
-        targetHealth.record(outcome, origin: origin, owner: owner, at: now)
-    }
-
     private func requestOrigin(of id: JobID, kind: JobKind, attempt: UInt32) -> String? {
         let url: String?
         switch kind {

@@ -121,7 +121,7 @@ extension Scheduler {
         }
         if !action.timedOut.isEmpty || action.unreportedRetries > 0, let header = table[id] {
             for origin in action.timedOut {
-                recordTargetHealth(.failure("no answer within the request timeout"), origin: origin, owner: header.owner, at: now.instant)
+                targetHealth.record(.failure("no answer within the request timeout"), origin: origin, owner: header.owner, at: now.instant)
                 effects.append(.requestTimedOut(afterNanos: configuration.requestTimeoutNanos))
             }
             for _ in 0..<action.unreportedRetries { effects.append(.counted(.retrying, header.kind)) }

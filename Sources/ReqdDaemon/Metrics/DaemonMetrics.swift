@@ -163,15 +163,9 @@ public final class DaemonMetrics: Sendable {
         }
     }
 
+    /// The state a terminal event ends its job in, from the one mapping `JobEventType(ending:)`.
     private static func endState(of type: JobEventType) -> JobState? {
-        switch type {
-        case .expired: .expired
-        case .cancelled: .cancelled
-        case .succeeded: .succeeded
-        case .failed: .failed
-        case .timedOut: .timedOut
-        default: nil
-        }
+        endStates.first { JobEventType(ending: $0) == type }
     }
 
     private static func index(of kind: JobKind) -> Int { JobKind.allCases.firstIndex(of: kind) ?? 0 }

@@ -40,10 +40,7 @@ struct List: ParsableCommand {
                 let when = job.remainingMs.map { EventRenderer.clock($0) } ?? job.endedAt?.rfc3339 ?? "-"
                 rows.append([job.id, job.kind.rawValue, job.state.rawValue, job.key ?? "-", job.scope ?? "-", when])
             }
-            let widths = (0..<6).map { column in rows.map { $0[column].count }.max() ?? 0 }
-            for row in rows {
-                Output.line(zip(row, widths).map { $0.padding($1 + 2) }.joined().trimmingTrailingSpaces())
-            }
+            for line in TextTable.lines(rows) { Output.line(line) }
             if result.truncated { Output.line("(more jobs matched; raise --limit)") }
             return ExitStatus.success
         }

@@ -60,7 +60,7 @@ struct TopScreen {
         for kind in JobKind.allCases.map(\.rawValue) {
             rows.append([kind] + states.map { "\(summary.jobs[kind]?[$0] ?? 0)" })
         }
-        return Self.table(rows, rightAligned: true)
+        return TextTable.lines(rows, rightAligned: true)
     }
 
     private func activity() -> [String] {
@@ -92,7 +92,7 @@ struct TopScreen {
             ])
         }
         if rows.count == 1 { return ["DUE SOONEST  nothing waits"] }
-        return Self.table(rows)
+        return TextTable.lines(rows)
     }
 
     private func targets() -> [String] {
@@ -106,7 +106,7 @@ struct TopScreen {
                 target.lastStatus.map { "status \($0)" } ?? target.error ?? "-",
             ])
         }
-        return Self.table(rows)
+        return TextTable.lines(rows)
     }
 
     /// What the daemon does next for a job, in a few words.
@@ -118,18 +118,6 @@ struct TopScreen {
         if let group = job.group { return "group, \(group.done) of \(group.total) members done" }
         if let remaining = job.remainingMs { return "expires in \(EventRenderer.clock(remaining))" }
         return "-"
-    }
-
-    /// Columns padded to their widest cell; numbers right-aligned when asked.
-    static func table(_ rows: [[String]], rightAligned: Bool = false) -> [String] {
-        let columns = rows.map(\.count).max() ?? 0
-        let widths = (0..<columns).map { column in rows.map { column < $0.count ? $0[column].count : 0 }.max() ?? 0 }
-        return rows.map { row in
-            row.enumerated().map { column, cell in
-                let pad = String(repeating: " ", count: widths[column] - cell.count)
-                return column > 0 && rightAligned ? pad + cell : cell + pad
-            }.joined(separator: "  ").trimmingTrailingSpaces()
-        }
     }
 
     /// A rate or a number of seconds with at most one decimal.

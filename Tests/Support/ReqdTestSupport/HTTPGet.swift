@@ -12,7 +12,7 @@ public enum HTTPGet {
 
     /// Requests `path` from the server at `address`: `unix:/path` or `HOST:PORT`.
     public static func fetch(_ address: String, path: String = "/metrics", method: String = "GET") throws -> Answer {
-        let descriptor = try connect(address)
+        let descriptor = try open(address)
         defer { close(descriptor) }
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -45,7 +45,8 @@ public enum HTTPGet {
         init(_ description: String) { self.description = description }
     }
 
-    private static func connect(_ address: String) throws -> Int32 {
+    /// A connected socket to `address` (`unix:/path` or `HOST:PORT`), for tests that hold connections open.
+    public static func open(_ address: String) throws -> Int32 {
         if address.hasPrefix("unix:") {
             let path = String(address.dropFirst(5))
             let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
