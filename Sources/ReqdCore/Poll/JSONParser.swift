@@ -1,3 +1,5 @@
+import ReqdProtocol
+
 /// A JSON (RFC 8259) parser straight from UTF-8 bytes into `JSONValue`.
 ///
 /// Every poll answer whose condition reads the body goes through here, so it is on the hot path:
@@ -134,15 +136,11 @@ struct JSONParser {
                 guard index < bytes.count else { break }
                 let escaped = bytes[index]
                 index += 1
-                switch escaped {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escaped)
-                case UInt8(ascii: "n"): utf8.append(0x0A)
-                case UInt8(ascii: "t"): utf8.append(0x09)
-                case UInt8(ascii: "r"): utf8.append(0x0D)
-                case UInt8(ascii: "b"): utf8.append(0x08)
-                case UInt8(ascii: "f"): utf8.append(0x0C)
-                case UInt8(ascii: "u"): utf8.append(contentsOf: String(Character(try unicodeEscape())).utf8)
-                default:
+                if let unescaped = JSONEscape.byte(escaping: escaped) {
+                    utf8.append(unescaped)
+                } else if escaped == UInt8(ascii: "u") {
+                    utf8.append(contentsOf: String(Character(try unicodeEscape())).utf8)
+                } else {
                     index -= 2
                     throw failure("unknown escape '\\\(Character(Unicode.Scalar(escaped)))'")
                 }
@@ -192,14 +190,7 @@ struct JSONParser {
         return code
     }
 
-    private static func hexDigit(_ byte: UInt8) -> UInt32? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(byte - UInt8(ascii: "0"))
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(byte - UInt8(ascii: "a") + 10)
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(byte - UInt8(ascii: "A") + 10)
-        default: nil
-        }
-    }
+    private static func hexDigit(_ byte: UInt8) -> UInt32? { JSONEscape.hexDigit(byte).map(UInt32.init) }
 
     /// A number in JSON's grammar: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
     private mutating func number() throws(Failure) -> Double {

@@ -13,7 +13,9 @@ final class MessageEncoder: ChannelOutboundHandler {
     typealias OutboundIn = [OutboundMessage]
     typealias OutboundOut = ByteBuffer
 
-    private let encoder = CompactJSONEncoder()
+    /// The text of one write's messages, reused from write to write.
+    private var writer = JSONWriter(capacity: 4096)
+    private static let keptWriterCapacity = 1 << 20
     private let logger: Logger
     private let maxPendingEventBytes: Int
     /// Bytes of events written to the channel and not yet on the socket.
@@ -26,30 +28,21 @@ final class MessageEncoder: ChannelOutboundHandler {
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let messages = unwrapOutboundIn(data)
-        var buffer = context.channel.allocator.buffer(capacity: 256 * messages.count)
+        writer.removeAll()
         var eventBytes = 0
         for message in messages {
-            let start = buffer.writerIndex
+            let start = writer.bytes.count
             switch message {
-            case .response(let response):
-                do {
-                    buffer.writeBytes(try encoder.encode(response))
-                } catch {
-                    // The client still gets one reply for its request, never silence.
-                    logger.error("a reply could not be encoded; answering internal", metadata: ["request.id": "\(response.id.map { "\($0)" } ?? "none")"])
-                    buffer.writeBytes(Self.unencodable(response.id))
-                }
-            case .event(let event):
-                do {
-                    buffer.writeBytes(try encoder.encode(event))
-                } catch {
-                    logger.error("an event could not be encoded; it is not sent", metadata: ["job.id": "\(event.event.job)", "job.event": "\(event.event.type.rawValue)"])
-                    continue
-                }
+            case .response(let response): response.write(to: &writer)
+            case .event(let event): event.write(to: &writer)
             }
-            buffer.writeInteger(UInt8(ascii: "\n"))
-            if message.isEvent { eventBytes += buffer.writerIndex - start }
+            writer.newline()
+            if message.isEvent { eventBytes += writer.bytes.count - start }
         }
+        var buffer = context.channel.allocator.buffer(capacity: writer.bytes.count)
+        buffer.writeBytes(writer.bytes)
+        // One long `list` should not leave its size behind on a connection that lives on.
+        if writer.bytes.capacity > Self.keptWriterCapacity { writer = JSONWriter(capacity: 4096) }
         guard eventBytes > 0 else {
             context.write(wrapOutboundOut(buffer), promise: promise)
             return
@@ -64,12 +57,5 @@ final class MessageEncoder: ChannelOutboundHandler {
         let written = promise ?? context.eventLoop.makePromise()
         written.futureResult.assumeIsolated().whenComplete { _ in self.pendingEventBytes -= eventBytes }
         context.write(wrapOutboundOut(buffer), promise: written)
-    }
-
-    /// The reply sent instead of one that could not be encoded: `internal`, with the request's id.
-    static func unencodable(_ id: RequestID?) -> [UInt8] {
-        let failure = Response(id: id, outcome: .failure(WireError(.internal, "the reply could not be encoded")))
-        // A failure reply is an id, a code and a fixed message: it always encodes.
-        return (try? CompactJSONEncoder().encode(failure)) ?? Array(#"{"ok":false,"error":{"code":"internal","message":"the reply could not be encoded"}}"#.utf8)
     }
 }

@@ -44,44 +44,19 @@ final class JSONByteWriter {
 
     func writeNull() { bytes.append(contentsOf: Self.nullBytes) }
 
-    func write<Number: BinaryInteger>(integer: Number) {
-        // Up to 15 digits, the text is a small string: no allocation.
-        bytes.append(contentsOf: String(integer).utf8)
-    }
+    func write<Number: BinaryInteger>(integer: Number) { JSONWriter.appendInteger(integer, to: &bytes) }
 
     func write(double: Double) throws {
         guard double.isFinite else {
             throw EncodingError.invalidValue(double, EncodingError.Context(codingPath: [], debugDescription: "\(double) is not valid JSON"))
         }
-        if double == double.rounded(.towardZero), abs(double) < 1e15 {
-            write(integer: Int64(double))
-        } else {
-            bytes.append(contentsOf: double.description.utf8)
-        }
+        JSONWriter.appendDouble(double, to: &bytes)
     }
 
-    func write(string: String) {
-        bytes.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case UInt8(ascii: "\n"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case UInt8(ascii: "\r"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case UInt8(ascii: "\t"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0..<0x20:
-                bytes.append(contentsOf: Array("\\u00".utf8))
-                bytes.append(Self.hex[Int(byte >> 4)])
-                bytes.append(Self.hex[Int(byte & 0xF)])
-            default: bytes.append(byte)
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
-    }
+    func write(string: String) { JSONWriter.appendEscaped(string, to: &bytes) }
 
     private static let trueBytes = Array("true".utf8)
     private static let falseBytes = Array("false".utf8)
     private static let nullBytes = Array("null".utf8)
     private static let emptyObject = Array("{}".utf8)
-    private static let hex = Array("0123456789abcdef".utf8)
 }
