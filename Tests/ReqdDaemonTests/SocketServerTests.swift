@@ -135,7 +135,7 @@ struct SocketServerTests {
         #expect(daemon.loop.inspect { $0.connectionCount } == 1)
     }
 
-    @Test("one reply larger than socket.max_pending_bytes arrives whole and the connection stays open; a client sending requests without reading stalls only itself")
+    @Test("a list page stays within half of socket.max_pending_bytes, left unread it closes nothing, and next pages through the rest; a client sending requests without reading stalls only itself")
     func largeReplyIsNotASlowReader() throws {
         let directory = TemporaryDirectory()
         let daemon = try startDaemon(in: directory) { $0.maxPendingBytes = 65_536 }
@@ -152,13 +152,21 @@ struct SocketServerTests {
         // A followed countdown ticks every 20 ms while the large reply waits unread: its events are
         // not a slow reader either.
         #expect(client.call(["id": "t", "op": "register-countdown", "key": "ticker", "duration_ms": 2_000, "tick_ms": 20, "follow": true, "ephemeral": true])?["ok"] as? Bool == true)
-        // 3,001 job views: most of 1 MB in one reply, far past the 64 KiB limit and the socket's own
-        // buffer, left unread for 300 ms.
-        client.send(["id": "l", "op": "list", "limit": 5_000])
+        // 3,001 jobs: about 1 MB of views. A page holds at most half the 64 KiB limit of them; the
+        // first is left unread for 300 ms.
+        client.send(["id": "l", "op": "list", "limit": 1_000])
         usleep(300_000)
-        let list = try #require(client.reply())
-        #expect((list.result?["jobs"] as? [[String: Any]])?.count == 3_001)
-        #expect(try JSONSerialization.data(withJSONObject: list).count > 500_000)
+        var page = try #require(client.reply())
+        var listed = (page.result?["jobs"] as? [[String: Any]])?.count ?? 0
+        #expect(listed > 10 && listed < 1_000, "\(listed) jobs in the first page")
+        #expect(try JSONSerialization.data(withJSONObject: page).count <= 32_768 + 1_024)
+        var pages = 1
+        while let next = page.result?["next"] as? String, pages < 1_000 {
+            page = try #require(client.call(["id": "l\(pages)", "op": "list", "limit": 1_000, "after": next]))
+            listed += (page.result?["jobs"] as? [[String: Any]])?.count ?? 0
+            pages += 1
+        }
+        #expect(listed == 3_001)
         #expect(client.call(["id": "s", "op": "status"])?["ok"] as? Bool == true, "the connection is still open")
         var ticks = 0
         while let line = client.next(), line["event"] as? String != "expired" { ticks += line["event"] as? String == "tick" ? 1 : 0 }

@@ -97,7 +97,7 @@ struct CompactJSONEncoderTests {
         let at = WallTime(nanosecondsSinceEpoch: 1_800_000_000_123_000_000)
         let job = fullJob(at: at)
         let printed: [any Encodable] = [
-            job, JobResult(job: job), JobListResult(jobs: [job, job], truncated: true),
+            job, JobResult(job: job), JobListResult(jobs: [job, job], next: "1:cd_x"),
             RegisterResult(job: job, replaced: "rq_w", deduplicated: true), CancelResult(cancelled: ["rq_x", "cd_y"]),
             DaemonSummary(
                 version: "0.1.0", protocolVersion: 1, pid: 12, startedAt: at, uptimeMs: 5, jobs: ["request": ["active": 2]],

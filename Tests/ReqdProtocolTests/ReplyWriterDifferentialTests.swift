@@ -90,7 +90,7 @@ private struct ReplyGenerator {
                             requestsInFlight: usage(&$0), requestsWaiting: $0.int(), retainedJobs: usage(&$0))
                     }, maxConnections: maybe { $0.int() }))
         case 4: return .job(JobResult(job: job()))
-        case 5: return .jobs(JobListResult(jobs: (0..<random.below(3)).map { _ in job() }, truncated: chance(50)))
+        case 5: return .jobs(JobListResult(jobs: (0..<random.below(3)).map { _ in job() }, next: maybe { $0.string() }))
         case 6: return .watching(WatchResult(job: maybe { $0.job() }, scope: maybe { $0.string() }, streaming: chance(50)))
         case 7: return .unwatched(UnwatchResult(removed: int()))
         default:

@@ -152,6 +152,7 @@ struct RequestLineGenerator {
             members = fields([
                 ("state", false, { $0.string() }), ("kind", false, { $0.string() }), ("scope", false, { $0.string() }),
                 ("key", false, { $0.string() }), ("limit", false, { $0.integer() }),
+                ("after", false, { $0.random.chance(50) ? .string("1764000000000000000:cd_7k2m9x4q1b") : $0.string() }),
             ])
         case "unwatch": members = fields([("watch", true, { $0.random.chance(50) ? $0.integer() : $0.string() })])
         case "metrics": members = fields([("soonest", false, { $0.integer() })])

@@ -15,7 +15,6 @@ extension JobTable {
         deliveries.reserveCapacity(deliveries.count + kinds[.request, default: 0])
         groups.reserveCapacity(groups.count + kinds[.group, default: 0])
         activeByKey.reserveCapacity(activeByKey.count + keys)
-        order.reserveCapacity(records.count)
     }
 
     /// Claims `key` for a restored active job, in one lookup when it is free, as it almost always
@@ -31,10 +30,9 @@ extension JobTable {
     }
 
     /// Adds a restored job, active (its key already claimed) or ended, counted through `tally`.
-    ///
-    /// The caller adds it to `order`, where restored jobs go in the order they were created.
     mutating func insertRestored(_ job: Job, tally: inout CountTally) {
         place(job)
+        listIndex.insert(job.header)
         if job.state == .active, let scope = job.scope { activeByScope[scope, default: []].insert(job.id) }
         tally.add(job.header, to: &self)
     }

@@ -26,9 +26,9 @@ extension JobTable {
         return shrinkIndexes(&budget)
     }
 
-    /// The scope index and its sets, the retention lists and the counts by owner.
+    /// The list index, the scope index and its sets, the retention lists and the counts by owner.
     private mutating func shrinkIndexes(_ budget: inout ShrinkBudget) -> Bool {
-        guard dropForgottenRetained(&budget), activeByScope.shrinkWithValues(&budget), staleRetained.shrink(&budget),
+        guard dropForgottenRetained(&budget), listIndex.shrink(&budget), activeByScope.shrinkWithValues(&budget), staleRetained.shrink(&budget),
             retainedByOwner.shrinkWithValues(&budget), retained.shrink(&budget),
             retentionGrew.shrink(&budget)
         else { return false }

@@ -22,8 +22,8 @@ struct JobTable: Sendable {
     var deliveries = ShardedDictionary<JobID, JobSlot<Delivery>>()
     var groups = ShardedDictionary<JobID, JobSlot<Group>>()
 
-    /// Every job, oldest first.
-    var order = JobOrder()
+    /// Every job by owner, state, kind, scope and key, oldest first, for `list`.
+    var listIndex = ListIndex()
     var activeByKey = ShardedDictionary<OwnedKey, JobID>()
     var activeByScope: [String: ShardedSet<JobID>] = [:]
     /// Jobs by owner, kind and state, for the summary.
@@ -93,8 +93,8 @@ struct JobTable: Sendable {
     /// joins its scope and the counts.
     mutating func insert(_ job: Job) {
         place(job)
-        order.append(job.id)
         let header = job.header
+        listIndex.insert(header)
         if let key = header.key { activeByKey[OwnedKey(owner: header.owner, key: key)] = header.id }
         if let scope = header.scope { activeByScope[scope, default: []].insert(header.id) }
         adjustCount(owner: header.owner, kind: header.kind, state: .active, by: 1)
@@ -121,6 +121,7 @@ struct JobTable: Sendable {
             return header
         }
         guard let header = ended.flatMap({ $0 }) else { return }
+        listIndex.move(header, from: .active)
         if let key = header.key, activeByKey[OwnedKey(owner: header.owner, key: key)] == id {
             activeByKey[OwnedKey(owner: header.owner, key: key)] = nil
         }
@@ -143,6 +144,7 @@ struct JobTable: Sendable {
             return before
         }
         guard let header = before.flatMap({ $0 }) else { return }
+        if let now = self[id] { listIndex.move(now, from: header.state) }
         leaveRetention(id, endedIn: header.state)
         adjustCount(owner: header.owner, kind: header.kind, state: header.state, by: -1)
         adjustCount(owner: header.owner, kind: header.kind, state: .active, by: 1)
@@ -173,19 +175,13 @@ struct JobTable: Sendable {
         case nil: header = nil
         }
         guard let header else { return nil }
-        order.forgot()
+        listIndex.remove(header)
         adjustCount(owner: header.owner, kind: header.kind, state: header.state, by: -1)
         return header
     }
 
-    /// Drops forgotten jobs from `order` at once; positions in it change, so no walk may be in
-    /// progress. For a restore; otherwise the shrink pass compacts the order in slices.
-    mutating func compactOrder() {
-        var order = JobOrder()
-        swap(&order, &self.order)
-        order.compact { self[$0] != nil }
-        self.order = order
-    }
+    /// The owners with jobs held, for root's `list`.
+    var owners: Dictionary<UInt32, [JobKind: [JobState: Int]]>.Keys { counts.keys }
 
     /// Job counts by kind and state over the owners `peer` may see, every kind and state listed.
     func counts(visibleTo peer: Peer) -> [String: [String: Int]] {

@@ -2,7 +2,7 @@
 extension Scheduler {
     /// Arms the `.shrink` timer when a pass is due and none is armed.
     mutating func scheduleShrinkIfDue(at now: ClockReading) {
-        guard shrinking.isDue(orderWantsCompaction: table.order.wantsCompaction) else { return }
+        guard shrinking.isDue else { return }
         shrinking.scheduled()
         timers.set(.shrink, priority: now.instant.advanced(by: ShrinkPass.settleNanos))
     }
@@ -55,14 +55,6 @@ extension Scheduler {
     /// Shrinks one part from `step` on; true once it is through.
     private mutating func shrink(_ part: ShrinkPass.Part, from step: inout Int, _ budget: inout ShrinkBudget) -> Bool {
         switch part {
-        case .order:
-            guard table.order.wantsCompaction else { return true }
-            // Positions move when a compaction ends, so it ends only while no `list` walks them.
-            var order = JobOrder()
-            swap(&order, &table.order)
-            let through = order.compact(&budget, mayMove: lists.isEmpty) { table[$0] != nil }
-            table.order = order
-            return through
         case .jobs: return table.shrink(from: &step, &budget)
         case .timers: return timers.shrink(from: &step, &budget)
         case .dedupe: return dedupe.shrink(from: &step, &budget)

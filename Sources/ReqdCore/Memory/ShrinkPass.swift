@@ -10,7 +10,7 @@
 struct ShrinkPass: Sendable {
     /// The parts of the scheduler a pass walks, in order.
     enum Part: Int, CaseIterable, Sendable {
-        case order, jobs, timers, dedupe, subscriptions, commits, ledger, network, catchup
+        case jobs, timers, dedupe, subscriptions, commits, ledger, network, catchup
     }
 
     /// Jobs ended or forgotten, or connections closed, since the last pass began that make
@@ -42,7 +42,7 @@ struct ShrinkPass: Sendable {
     /// latest at this instant.
     private(set) var releaseBy: Instant?
     /// The part in progress and the step within it.
-    var part = Part.order
+    var part = Part.jobs
     var step = 0
     private var removals = 0
     private var freedBytes = 0
@@ -53,16 +53,14 @@ struct ShrinkPass: Sendable {
     /// A job ended or was forgotten, or a connection closed.
     mutating func removed() { removals += 1 }
 
-    /// Whether a pass should be armed now: enough has gone, or `orderWantsCompaction`.
-    func isDue(orderWantsCompaction: Bool) -> Bool {
-        !isScheduled && (removals >= Self.removalsPerPass || orderWantsCompaction)
-    }
+    /// Whether a pass should be armed now: enough has gone.
+    var isDue: Bool { !isScheduled && removals >= Self.removalsPerPass }
 
     /// A pass was armed.
     mutating func scheduled() {
         isScheduled = true
         removals = 0
-        part = .order
+        part = .jobs
         step = 0
         freedBytes = 0
     }

@@ -24,19 +24,26 @@ extension Scheduler {
                     network: networkSummary(for: peer, at: now), limits: limitsSummary(for: peer), maxConnections: configuration.maxConnections)))
     }
 
-    /// `list`: the caller's jobs that match every filter, oldest first.
+    /// `list`: a page of the caller's jobs that match every filter, oldest first, from the cursor on.
     ///
     /// Answered now when one slice covers it and no slice was walked in this turn yet; otherwise
     /// the rest waits for later turns (`continueLists`), and the reply follows.
     mutating func list(
         _ filter: ListRequest, peer: Peer, connection: ConnectionID, requestID: RequestID, at now: ClockReading
     ) -> Result<ReplyBody, SchedulerError>? {
-        let limit = filter.limit ?? 1000
+        let limit = filter.limit ?? configuration.defaultListLimit
         guard limit > 0, limit <= configuration.maxListLimit else {
             return .failure(SchedulerError(.badField, "'limit' must be between 1 and \(configuration.maxListLimit)"))
         }
+        var cursor: ListIndex.Entry?
+        if let after = filter.after {
+            guard let entry = ListCursor.entry(after) else {
+                return .failure(SchedulerError(.badField, "'after' must be a cursor a list gave as 'next'"))
+            }
+            cursor = entry
+        }
         var query = ListQuery(
-            filter, limit: limit, peer: peer, connection: connection, requestID: requestID, end: table.order.ids.count)
+            filter, limit: limit, after: cursor, owner: peer.uid == 0 ? nil : peer.uid, maxBytes: configuration.maxReplyBytes, connection: connection, requestID: requestID)
         if !listSliceWalked {
             listSliceWalked = true
             query.advance(in: table, at: now)

@@ -22,9 +22,12 @@ extension Scheduler {
     ) -> Job {
         var id = random.jobID(kind: work.kind)
         while table[id] != nil || commits.isStaged(id) { id = random.jobID(kind: work.kind) }
+        // Each job is created at least a nanosecond after the one before, so that jobs made in
+        // one turn (which share its clock reading) keep their order in `list`, across restarts too.
+        lastCreatedAt = max(now.wall, WallTime(nanosecondsSinceEpoch: lastCreatedAt.nanosecondsSinceEpoch &+ 1))
         return Job(
             id: id, owner: owner, key: key, scope: scope, durable: !(ephemeral ?? false) && bindTo == nil, boundTo: bindTo,
-            createdAt: now.wall, state: .active, endedAt: nil, reason: nil, replacedBy: nil, work: work)
+            createdAt: lastCreatedAt, state: .active, endedAt: nil, reason: nil, replacedBy: nil, work: work)
     }
 
     /// Starts a validated job now, or, when it is durable, writes it and starts it once committed.

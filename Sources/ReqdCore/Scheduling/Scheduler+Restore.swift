@@ -23,7 +23,7 @@ extension Scheduler {
             guard JobID(record.id).kind == record.kind,
                 let job = Job(record, at: now, maxPollBackoff: configuration.maxPollBackoffNanos)
             else { continue }
-            table.order.append(job.id)
+            if job.createdAt > lastCreatedAt { lastCreatedAt = job.createdAt }
             guard job.state == .active else {
                 ended.append((job, record.endedAt ?? record.createdAt))
                 continue
@@ -45,16 +45,6 @@ extension Scheduler {
             }
         }
         tally.flush(to: &table)
-        if checkCollisions {
-            // Jobs were held before this restore: the order must hold them all, oldest first.
-            table.compactOrder()
-            var order = table.order
-            order.sort { a, b in
-                guard let a = table[a], let b = table[b] else { return false }
-                return (a.createdAt, a.id) < (b.createdAt, b.id)
-            }
-            table.order = order
-        }
     }
 
     /// When a restored job first needs the timer.

@@ -14,8 +14,12 @@ public struct SchedulerConfiguration: Sendable, Hashable {
     public var maxRetainedJobs: Int = 100_000
     /// The longest key or scope, in bytes.
     public var maxNameBytes: Int = 256
-    /// The most jobs one `list` reply holds.
-    public var maxListLimit: Int = 100_000
+    /// The most jobs one `list` page holds, and how many it holds when the request gives no `limit`.
+    public var maxListLimit: Int = 1_000
+    public var defaultListLimit: Int = 100
+    /// The most bytes of job views one `list` page holds (the daemon sets half of
+    /// `socket.max_pending_bytes`): a page that would pass it ends early, with `next`.
+    public var maxReplyBytes: Int = 4 << 20
     /// The smallest poll interval accepted.
     public var minPollEveryNanos: Int64 = 100_000_000
     /// Failed polls in a row that end a poll job whose registration names no limit.

@@ -6,9 +6,10 @@ import ReqdProtocol
 ///
 /// A watcher that never reads would make the daemon buffer its events without bound; once a
 /// connection's unwritten events pass `socket.max_pending_bytes`, the connection is closed, and
-/// only that client loses its stream. Only events count: one large reply (a `list` of many jobs)
-/// is a large reply, not a client that stopped reading, and goes out whatever follows it. Replies
-/// cannot pile up, since `ConnectionHandler` answers no more requests while the client is behind.
+/// only that client loses its stream. Only events count: a reply goes out whatever follows it, and
+/// those whose size could follow the number of jobs are bounded where they are made (a `list`
+/// page, a scope `cancel`). Replies cannot pile up, since `ConnectionHandler` answers no more
+/// requests while the client is behind.
 final class MessageEncoder: ChannelOutboundHandler {
     typealias OutboundIn = [OutboundMessage]
     typealias OutboundOut = ByteBuffer

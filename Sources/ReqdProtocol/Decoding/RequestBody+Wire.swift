@@ -16,7 +16,8 @@ extension RequestBody {
             self = .list(
                 ListRequest(
                     state: try object.optionalCase("state", of: JobState.self), kind: try object.optionalCase("kind", of: JobKind.self),
-                    scope: try object.optionalString("scope"), key: try object.optionalString("key"), limit: try object.optionalInt("limit")))
+                    scope: try object.optionalString("scope"), key: try object.optionalString("key"), limit: try object.optionalInt("limit"),
+                    after: try object.optionalString("after")))
         case .watch: self = .watch(try JobSelector(wire: object))
         case .unwatch: self = .unwatch(UnwatchRequest(watch: try object.requestID("watch")))
         case .wait: self = .wait(WaitRequest(job: try object.string("job")))

@@ -4,6 +4,7 @@ extension JobListResult: JSONWritable {
         writer.beginObject()
         writer.array("jobs", jobs)
         writer.bool("truncated", truncated)
+        writer.string("next", next)
         writer.endObject()
     }
 }

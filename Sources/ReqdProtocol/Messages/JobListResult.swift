@@ -1,11 +1,14 @@
-/// The result of `list`.
+/// The result of `list`: one page of jobs.
 public struct JobListResult: Codable, Sendable, Hashable {
     public var jobs: [JobInfo]
-    /// True when more jobs matched than `limit` allowed.
+    /// True when more jobs matched than this page holds (then `next` is given).
     public var truncated: Bool
+    /// The cursor of the next page, for `after`; absent on the last page.
+    public var next: String?
 
-    public init(jobs: [JobInfo], truncated: Bool) {
+    public init(jobs: [JobInfo], next: String?) {
         self.jobs = jobs
-        self.truncated = truncated
+        self.next = next
+        truncated = next != nil
     }
 }

@@ -240,10 +240,6 @@ private func countLines(on sockets: [Int32], stop: StopFlag) throws -> Double {
 
 /// The polls answered so far over the neighbour's poll jobs.
 private func totalPolls(_ connection: BenchSocket) throws -> Int {
-    try connection.write(line("{\"id\":1,\"op\":\"list\",\"kind\":\"poll\",\"limit\":100000}"))
-    let reply = try connection.readLine()
-    guard let object = try JSONSerialization.jsonObject(with: Data(reply)) as? [String: Any],
-        let jobs = (object["result"] as? [String: Any])?["jobs"] as? [[String: Any]]
-    else { throw BenchError("list failed: \(String(decoding: reply.prefix(200), as: UTF8.self))") }
+    let jobs = try listAll(connection, "\"kind\":\"poll\"")
     return jobs.reduce(0) { $0 + (($1["poll"] as? [String: Any])?["polls"] as? Int ?? 0) }
 }

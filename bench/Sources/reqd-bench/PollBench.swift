@@ -58,11 +58,7 @@ func pollBench() {
 
 /// The sum of answered polls and of failed polls in a row over every poll job, from one `list`.
 private func pollTotals(_ connection: BenchSocket) throws -> (polls: Int, failures: Int) {
-    try connection.write(line("{\"id\":1,\"op\":\"list\",\"kind\":\"poll\",\"state\":\"active\",\"limit\":100000}"))
-    let reply = try connection.readLine()
-    guard let object = try JSONSerialization.jsonObject(with: Data(reply)) as? [String: Any],
-        let jobs = (object["result"] as? [String: Any])?["jobs"] as? [[String: Any]]
-    else { throw BenchError("list failed: \(String(decoding: reply.prefix(200), as: UTF8.self))") }
+    let jobs = try listAll(connection, "\"kind\":\"poll\",\"state\":\"active\"")
     var polls = 0
     var failures = 0
     for job in jobs {

@@ -9,8 +9,11 @@ import ReqdProtocol
 ///   suite pipelined                ephemeral registrations/s, one connection, 2,000 in flight
 ///
 /// The socket rows are driven by `RoundTripDriver`: one thread under poll(2), like redis-benchmark.
-///   suite lateness --count N       expiry lateness: N active countdowns, the first 100,000 of them
-///                                  expiring at 20,000/s; also RSS per countdown at N
+///   suite lateness --count N [--queries]   expiry lateness: N active countdowns, the first 100,000
+///                                  of them expiring at 20,000/s; also RSS per countdown at N. With
+///                                  --queries, another client sends list and status requests back
+///                                  to back while they expire
+
 ///   suite memory --count N [--settle S] [--keep K] [--probe-seconds P]   RSS idle, at N active
 ///                                  countdowns, and S seconds (default 60) after all were cancelled
 ///                                  (100 scope cancels) and forgotten; with --keep, K of the 100
@@ -38,7 +41,7 @@ func suiteBench() {
             let rate = try RoundTripDriver(socket: daemon.socket, depth: 2_000, timeLimit: 30).run(lines: lines)
             print("RATE=\(Int(rate))")
         case "lateness":
-            try latenessAndMemory(count: count)
+            try latenessAndMemory(count: count, queries: arguments.contains("--queries"))
         case "memory":
             try memoryComesBack(
                 count: count, settle: Double(option("--settle") ?? "") ?? 60, keep: Int(option("--keep") ?? "") ?? 0,
@@ -61,8 +64,10 @@ func suiteBench() {
 
 /// `count` active countdowns: 100,000 expiring at 20,000/s, the rest an hour out. Prints the
 /// lateness percentiles of the expiring ones and the RSS per countdown above the idle daemon.
-private func latenessAndMemory(count: Int) throws {
-    // The list of 100,000 expired jobs is one reply of about 30 MB.
+/// With `queries`, a client sends `list` and `status` requests one after another from half a
+/// second before the first deadline to the last, and their count and round trips are printed too.
+private func latenessAndMemory(count: Int, queries: Bool) throws {
+    // On a daemon from before list pages, the list of 100,000 expired jobs is one reply of about 30 MB.
     let daemon = try DaemonUnderTest(binary: reqdPath, extraArguments: ["--set", "socket.max_pending_bytes=1073741824"])
     defer { daemon.stop() }
     usleep(200_000)
@@ -78,12 +83,11 @@ private func latenessAndMemory(count: Int) throws {
     guard wallNow() < firstDeadline - 0.5 else { throw BenchError("registering took past the first deadline") }
     usleep(300_000)
     print("RSS_PER_COUNTDOWN=\((daemon.residentBytes - baseline) / count)")
+    let querying = queries ? try QueryLoop(socket: daemon.socket, from: firstDeadline - 0.5, until: firstDeadline + window) : nil
     while wallNow() < firstDeadline + window + 0.5 { usleep(100_000) }
+    if let querying { try querying.report() }
     let lister = try BenchSocket(path: daemon.socket)
-    try lister.write(line("{\"id\":1,\"op\":\"list\",\"state\":\"expired\",\"limit\":100000}"))
-    guard let object = try JSONSerialization.jsonObject(with: Data(try lister.readLine())) as? [String: Any],
-        let jobs = (object["result"] as? [String: Any])?["jobs"] as? [[String: Any]]
-    else { throw BenchError("list failed") }
+    let jobs = try listAll(lister, "\"state\":\"expired\"")
     let lateness = jobs.compactMap { $0["late_by_ms"] as? Double }.sorted()
     guard lateness.count == expiring else { throw BenchError("\(lateness.count) of \(expiring) countdowns expired") }
     print(String(format: "P50_MS=%.3f\nP99_MS=%.3f\nMAX_MS=%.3f", percentile(lateness, 0.5), percentile(lateness, 0.99), lateness.last ?? .nan))
@@ -286,5 +290,57 @@ func countdownLines(connections: Int, perConnection: Int, ephemeral: Bool, prefi
                 "{\"id\":\(index),\"op\":\"register-countdown\",\"key\":\"\(prefix)\(connection)-\(index)\",\"duration_ms\":3600000"
                     + (ephemeral ? ",\"ephemeral\":true}" : "}"))
         }
+    }
+}
+
+/// A client that sends `list` and `status` requests one after another, each waiting for its
+/// reply, over a window of wall time: every page of the first 100 jobs, a list no job matches,
+/// the 5 oldest expired jobs and the daemon summary, in turn.
+private final class QueryLoop {
+    /// What the loop's thread found, read once it has finished.
+    private final class Outcome: Sendable {
+        let state = Mutex<(times: [Double], failure: String?)>(([], nil))
+    }
+
+    private let thread: Thread
+    private let result = Outcome()
+
+    init(socket: String, from start: Double, until end: Double) throws {
+        let connection = try BenchSocket(path: socket)
+        let requests = [
+            "{\"id\":1,\"op\":\"list\",\"limit\":100}", "{\"id\":2,\"op\":\"list\",\"kind\":\"poll\",\"limit\":5}",
+            "{\"id\":3,\"op\":\"list\",\"state\":\"expired\",\"limit\":5}", "{\"id\":4,\"op\":\"status\"}",
+        ].map(line)
+        let result = self.result
+        thread = Thread {
+            while wallNow() < start { usleep(1_000) }
+            var index = 0
+            var times: [Double] = []
+            while wallNow() < end, times.count < 1_000_000 {
+                let sent = wallNow()
+                do {
+                    guard try connection.roundTrip(requests[index % requests.count]) else {
+                        result.state.withLock { $0.failure = "a query was refused" }
+                        return
+                    }
+                } catch {
+                    result.state.withLock { $0.failure = "\(error)" }
+                    return
+                }
+                times.append((wallNow() - sent) * 1_000)
+                index += 1
+            }
+            result.state.withLock { $0.times = times }
+        }
+        thread.start()
+    }
+
+    /// Prints how many queries were answered and their round trips; throws when one failed.
+    func report() throws {
+        while !thread.isFinished { usleep(10_000) }
+        let (times, failure) = result.state.withLock { $0 }
+        if let failure { throw BenchError("queries: \(failure)") }
+        let sorted = times.sorted()
+        print(String(format: "QUERIES=%d\nQUERY_P50_MS=%.3f\nQUERY_P99_MS=%.3f", sorted.count, percentile(sorted, 0.5), percentile(sorted, 0.99)))
     }
 }

@@ -165,11 +165,7 @@ func countdownBench() {
         let filledAfter = wallNow() - (spreadStart - 12)
         while wallNow() < spreadStart + 10.5 { usleep(100_000) }
         let lister = try BenchSocket(path: daemon.socket)
-        try lister.write(line("{\"id\":1,\"op\":\"list\",\"state\":\"expired\",\"limit\":100000}"))
-        let reply = try lister.readLine()
-        guard let object = try JSONSerialization.jsonObject(with: Data(reply)) as? [String: Any],
-            let jobs = (object["result"] as? [String: Any])?["jobs"] as? [[String: Any]]
-        else { throw BenchError("list failed") }
+        let jobs = try listAll(lister, "\"state\":\"expired\"")
         let lateness = jobs.compactMap { $0["late_by_ms"] as? Double }.sorted()
         print("\n## Expiry lateness, \(count) countdowns spread over 10 s (registered in \(String(format: "%.1f", filledAfter)) s)\n")
         print("| expired | p50 | p99 | max |")
