@@ -79,3 +79,11 @@ struct RequestDecodingTests {
         #expect((object?["error"] as? [String: Any])?["code"] as? String == "bad_json")
     }
 }
+
+@Suite("Operation.index")
+struct OperationIndexTests {
+    @Test("each operation's index is its place in allCases, which the decoder's tables are built in")
+    func indexMatchesAllCases() {
+        for (offset, operation) in Operation.allCases.enumerated() { #expect(operation.index == offset, "\(operation)") }
+    }
+}

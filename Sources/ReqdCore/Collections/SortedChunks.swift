@@ -1,4 +1,4 @@
-/// A sorted multiset kept in chunks of at most `chunkLimit` elements: finding a place is two
+/// A sorted collection of distinct elements kept in chunks of at most `chunkLimit` elements: finding a place is two
 /// binary searches, and adding or removing one moves at most a chunk's elements (plus the
 /// chunks' own array when one splits or empties), so no change costs O(n).
 ///
@@ -15,6 +15,14 @@ struct SortedChunks<Element: Comparable & Sendable>: Sendable {
 
     private var chunks: [[Element]] = []
     private(set) var count = 0
+
+    init() {}
+
+    /// Elements already in order, as one chunk: for a short list read like a leaf.
+    init(sorted elements: [Element]) {
+        chunks = elements.isEmpty ? [] : [elements]
+        count = elements.count
+    }
 
     var isEmpty: Bool { count == 0 }
 
@@ -56,14 +64,18 @@ struct SortedChunks<Element: Comparable & Sendable>: Sendable {
             }
             return
         }
-        let target = chunkIndex(for: element)
+        var target = chunkIndex(for: element)
+        if chunks[target].count >= Self.chunkLimit {
+            // Split first, each half in storage of its own size, so neither keeps the full
+            // chunk's room.
+            let lower = Array(chunks[target][..<(Self.chunkLimit / 2)])
+            let upper = Array(chunks[target][(Self.chunkLimit / 2)...])
+            chunks[target] = lower
+            chunks.insert(upper, at: target + 1)
+            if !(element < upper[0]) { target += 1 }
+        }
         let at = Self.index(in: chunks[target], of: element, after: true)
         chunks[target].insert(element, at: at)
-        if chunks[target].count > Self.chunkLimit {
-            let upper = Array(chunks[target][(Self.chunkLimit / 2)...])
-            chunks[target].removeSubrange((Self.chunkLimit / 2)...)
-            chunks.insert(upper, at: target + 1)
-        }
     }
 
     /// Removes one element equal to `element`; false when there is none.

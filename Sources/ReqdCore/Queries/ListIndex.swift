@@ -1,12 +1,16 @@
 import ReqdProtocol
 
 /// The jobs `list` walks, in creation order, split by owner, state and kind, and again by scope
-/// and by key for the jobs that have them: a list reads only the leaves its filters select and
-/// merges them, so it costs O(limit + leaves · log n) whatever else the daemon holds.
+/// for the jobs that have one; and each owner's jobs by key. A list reads only the leaves its
+/// filters select and merges them, so it costs O(limit · leaves + leaves · log n) whatever else
+/// the daemon holds.
 ///
-/// A job is in one leaf for its owner, state and kind, plus one for its scope and one for its key
-/// when it has them; it moves between leaves when it ends or a `retry` makes it active again. The
-/// order is (`created_at`, id), the order `list` has always shown and a restore reads jobs in.
+/// A job is in one leaf for its owner, state and kind, plus one for its scope when it has one;
+/// it moves between them when it ends or a `retry` makes it active again. A job with a key is
+/// also in its key's short list, whatever its state: a key holds one active job and the ended
+/// ones retention keeps, so a list by key walks them all and filters. The key lists sit in a
+/// sharded table, since with a key per job there is one per job. The order is (`created_at`,
+/// id), the order `list` has always shown and a restore reads jobs in.
 struct ListIndex: Sendable {
     /// A job's place in creation order.
     struct Entry: Comparable, Hashable, Sendable {
@@ -18,11 +22,10 @@ struct ListIndex: Sendable {
         }
     }
 
-    /// Which of a job's leaves: every job is in `all`; one with a scope or a key is also in that one's.
+    /// Which of a job's leaves: every job is in `all`; one with a scope is also in its scope's.
     enum Group: Hashable, Sendable {
         case all
         case scope(String)
-        case key(String)
     }
 
     struct LeafKey: Hashable, Sendable {
@@ -33,27 +36,39 @@ struct ListIndex: Sendable {
     }
 
     private(set) var leaves: [LeafKey: SortedChunks<Entry>] = [:]
+    /// Each owner's jobs with a key, by key, oldest first.
+    private(set) var byKey = ShardedDictionary<JobTable.OwnedKey, [Entry]>()
 
     /// The number of jobs indexed.
     private(set) var count = 0
 
     static func entry(_ header: JobHeader) -> Entry { Entry(createdAt: header.createdAt.nanosecondsSinceEpoch, id: header.id) }
 
-    /// Calls `body` with each leaf a job is in while its state is `state`: one, two or three.
+    /// Calls `body` with each leaf a job is in while its state is `state`: one, or two with a scope.
     private static func forEachLeaf(of header: JobHeader, in state: JobState, _ body: (LeafKey) -> Void) {
         body(LeafKey(owner: header.owner, group: .all, state: state, kind: header.kind))
         if let scope = header.scope { body(LeafKey(owner: header.owner, group: .scope(scope), state: state, kind: header.kind)) }
-        if let key = header.key { body(LeafKey(owner: header.owner, group: .key(key), state: state, kind: header.kind)) }
     }
 
     mutating func insert(_ header: JobHeader) {
         count += 1
-        add(Self.entry(header), to: header, in: header.state)
+        let entry = Self.entry(header)
+        add(entry, to: header, in: header.state)
+        if let key = header.key {
+            byKey[JobTable.OwnedKey(owner: header.owner, key: key), default: []].insertSorted(entry)
+        }
     }
 
     mutating func remove(_ header: JobHeader) {
         count -= 1
-        remove(Self.entry(header), of: header, in: header.state)
+        let entry = Self.entry(header)
+        remove(entry, of: header, in: header.state)
+        if let key = header.key {
+            let owned = JobTable.OwnedKey(owner: header.owner, key: key)
+            guard var entries = byKey.removeValue(forKey: owned) else { return }
+            entries.removeAll { $0 == entry }
+            if !entries.isEmpty { byKey[owned] = entries }
+        }
     }
 
     /// Moves a job whose state changed from `old` to its header's.
@@ -75,9 +90,13 @@ struct ListIndex: Sendable {
         }
     }
 
-    /// The leaves a list with `filter` reads, for the owners in `owners`.
+    /// The leaves a list with `filter` reads, for the owners in `owners`. With a key, these are
+    /// the key's lists, which hold every state, kind and scope: the caller filters their jobs.
     func leaves(for filter: ListRequest, owners: some Sequence<UInt32>) -> [SortedChunks<Entry>] {
-        let group: Group = filter.key.map { .key($0) } ?? filter.scope.map { .scope($0) } ?? .all
+        if let key = filter.key {
+            return owners.compactMap { owner in byKey[JobTable.OwnedKey(owner: owner, key: key)].map { SortedChunks(sorted: $0) } }
+        }
+        let group: Group = filter.scope.map { .scope($0) } ?? .all
         let states = filter.state.map { [$0] } ?? JobState.allCases
         let kinds = filter.kind.map { [$0] } ?? JobKind.allCases
         var found: [SortedChunks<Entry>] = []
@@ -91,6 +110,15 @@ struct ListIndex: Sendable {
         return found
     }
 
-    /// Shrinks the table of leaves after many emptied; each leaf gives its chunks back as they empty.
-    mutating func shrink(_ budget: inout ShrinkBudget) -> Bool { leaves.shrink(&budget) }
+    /// Shrinks the tables of leaves and keys after many emptied; each leaf gives its chunks back
+    /// as they empty.
+    mutating func shrink(_ budget: inout ShrinkBudget) -> Bool { leaves.shrink(&budget) && byKey.shrink(&budget) }
+}
+
+extension Array where Element: Comparable {
+    /// Inserts `element` after the elements not above it; at the end, the common case, in O(1).
+    fileprivate mutating func insertSorted(_ element: Element) {
+        guard let last, element < last else { return append(element) }
+        insert(element, at: firstIndex { element < $0 } ?? endIndex)
+    }
 }

@@ -10,8 +10,7 @@ import ReqdProtocol
 struct ListQuery: Sendable {
     /// Views a slice makes, at most: about 0.1 ms on the benchmark machine.
     static let viewsPerSlice = 64
-    /// Jobs a slice looks at, at most, when a key and a scope are both asked for and the key's
-    /// jobs are walked for the scope.
+    /// Jobs a slice looks at, at most, when a key's jobs are walked for the other filters.
     static let visitsPerSlice = 512
 
     let connection: ConnectionID
@@ -54,7 +53,8 @@ struct ListQuery: Sendable {
         // moved to a leaf that did not exist before.
         let owners = owner.map { [$0] } ?? Array(table.owners)
         var heads = table.listIndex.leaves(for: filter, owners: owners).map { leaf in (leaf: leaf, at: leaf.position(after: cursor)) }
-        let scope = filter.key != nil ? filter.scope : nil
+        // A key's list holds every state, kind and scope: its jobs are checked one by one.
+        let checked = filter.key != nil
         var made = 0
         var visits = 0
         while made < Self.viewsPerSlice, visits < Self.visitsPerSlice {
@@ -71,7 +71,7 @@ struct ListQuery: Sendable {
             guard views.count < limit else { return finish(next: cursor) }
             heads[best].at = heads[best].leaf.position(after: heads[best].at)
             visits += 1
-            guard let job = table.job(entry.id), scope.map({ $0 == job.scope }) ?? true else {
+            guard let job = table.job(entry.id), !checked || matches(job.header) else {
                 cursor = entry
                 continue
             }
@@ -84,6 +84,12 @@ struct ListQuery: Sendable {
             made += 1
             cursor = entry
         }
+    }
+
+    /// Whether a job of a key's list passes the other filters.
+    private func matches(_ header: JobHeader) -> Bool {
+        (filter.state.map { $0 == header.state } ?? true) && (filter.kind.map { $0 == header.kind } ?? true)
+            && (filter.scope.map { $0 == header.scope } ?? true)
     }
 
     private mutating func finish(next: ListIndex.Entry?) {

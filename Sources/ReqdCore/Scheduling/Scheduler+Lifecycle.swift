@@ -22,9 +22,13 @@ extension Scheduler {
     ) -> Job {
         var id = random.jobID(kind: work.kind)
         while table[id] != nil || commits.isStaged(id) { id = random.jobID(kind: work.kind) }
-        // Each job is created at least a nanosecond after the one before, so that jobs made in
-        // one turn (which share its clock reading) keep their order in `list`, across restarts too.
-        lastCreatedAt = max(now.wall, WallTime(nanosecondsSinceEpoch: lastCreatedAt.nanosecondsSinceEpoch &+ 1))
+        // Jobs made in one turn share its clock reading: each is made a nanosecond after the one
+        // before, so they keep their order in `list`, across restarts too. Only within a
+        // millisecond: after a step back of the clock, jobs take the clock's time again, as
+        // `created_at` also starts a restored request or poll that never ran.
+        let last = lastCreatedAt.nanosecondsSinceEpoch
+        let nudged = now.wall.nanosecondsSinceEpoch <= last && last - now.wall.nanosecondsSinceEpoch < Self.creationNudgeWindowNanos
+        lastCreatedAt = nudged ? WallTime(nanosecondsSinceEpoch: last + 1) : now.wall
         return Job(
             id: id, owner: owner, key: key, scope: scope, durable: !(ephemeral ?? false) && bindTo == nil, boundTo: bindTo,
             createdAt: lastCreatedAt, state: .active, endedAt: nil, reason: nil, replacedBy: nil, work: work)

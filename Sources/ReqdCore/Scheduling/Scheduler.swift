@@ -31,8 +31,10 @@ public struct Scheduler: Sendable {
     var dedupe = DedupeIndex()
     /// `list`s that span turns, oldest first.
     var lists: [ListQuery] = []
-    /// The creation time of the newest job: the next one is created at least a nanosecond later.
+    /// The creation time of the newest job: the next one made within a millisecond of it is made
+    /// a nanosecond later.
     var lastCreatedAt = WallTime(nanosecondsSinceEpoch: .min)
+    static let creationNudgeWindowNanos: Int64 = 1_000_000
     /// A `list` slice was walked in the turn in progress: a turn walks at most one.
     var listSliceWalked = false
     /// Ended jobs a turn forgets at most: about a millisecond's work with a million jobs held

@@ -14,8 +14,9 @@ public struct SchedulerConfiguration: Sendable, Hashable {
     public var maxRetainedJobs: Int = 100_000
     /// The longest key or scope, in bytes.
     public var maxNameBytes: Int = 256
-    /// The most jobs one `list` page holds, and how many it holds when the request gives no `limit`.
+    /// The most jobs one `list` page holds.
     public var maxListLimit: Int = 1_000
+    /// The jobs a `list` page holds when the request gives no `limit`.
     public var defaultListLimit: Int = 100
     /// The most bytes of job views one `list` page holds (the daemon sets half of
     /// `socket.max_pending_bytes`): a page that would pass it ends early, with `next`.

@@ -41,6 +41,8 @@ struct JSONTape {
 
     /// Scans a whole document: one value with only whitespace around it.
     init(scanning bytes: UnsafeBufferPointer<UInt8>) throws(Corrupt) {
+        // Offsets are kept in 32 bits; request lines are far shorter (`socket.max_line_bytes`).
+        guard bytes.count < Int(Int32.max) else { throw Corrupt() }
         var scanner = Scanner(bytes: bytes)
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { scanner.index = 3 }
         scanner.entries.reserveCapacity(32)

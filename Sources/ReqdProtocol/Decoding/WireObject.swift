@@ -116,14 +116,13 @@ struct WireObject {
 
     func optionalStrings(_ name: StaticString) throws(WireDecodingFailure) -> [String]? {
         guard let entry = present(name) else { return nil }
-        let path = fieldPath(name)
-        guard values.kind(entry) == .array else { throw values.mismatch(entry, "Array<Any>", at: path) }
+        guard values.kind(entry) == .array else { throw values.mismatch(entry, "Array<Any>", at: fieldPath(name)) }
         var strings: [String] = []
         strings.reserveCapacity(Int(values.tape.entries[entry].count))
         var element = entry + 1
         let end = Int(values.tape.entries[entry].next)
         while element < end {
-            strings.append(try values.string(element, at: path + ["Index \(strings.count)"]))
+            strings.append(try values.string(element, at: fieldPath(name) + ["Index \(strings.count)"]))
             element = values.tape.after(element)
         }
         return strings
@@ -181,9 +180,13 @@ struct WireObject {
     /// A request id: an integer, or else a string.
     func requestID(_ name: StaticString) throws(WireDecodingFailure) -> RequestID {
         let entry = try required(name)
-        let path = fieldPath(name)
-        if let number = try? values.int64(entry, "Int64", at: path) { return .number(number) }
-        if let string = try? values.string(entry, at: path) { return .string(string) }
-        throw .wrongType(path: path, description: "id must be an integer or a string")
+        switch values.kind(entry) {
+        case .number, .numberWithExponent:
+            if let number = try? values.int64(entry, "Int64", at: []) { return .number(number) }
+        case .simpleString, .string:
+            if let string = try? values.string(entry, at: []) { return .string(string) }
+        default: break
+        }
+        throw .wrongType(path: fieldPath(name), description: "id must be an integer or a string")
     }
 }

@@ -38,11 +38,12 @@ struct WireValues {
 
     // MARK: Strings
 
-    func string(_ entry: Int, at path: [String]) throws(WireDecodingFailure) -> String {
+    /// `path` is only built for a failure: it costs two arrays per field otherwise.
+    func string(_ entry: Int, at path: @autoclosure () -> [String]) throws(WireDecodingFailure) -> String {
         switch kind(entry) {
         case .simpleString: return try Self.utf8(text(entry))
         case .string: return try Self.unescape(text(entry))
-        default: throw mismatch(entry, "String", at: path)
+        default: throw mismatch(entry, "String", at: path())
         }
     }
 
@@ -123,18 +124,18 @@ struct WireValues {
 
     // MARK: Numbers
 
-    func int64(_ entry: Int, _ type: String, at path: [String]) throws(WireDecodingFailure) -> Int64 {
+    func int64(_ entry: Int, _ type: String, at path: @autoclosure () -> [String]) throws(WireDecodingFailure) -> Int64 {
         switch kind(entry) {
         case .number, .numberWithExponent: return try Self.integer(text(entry), exponent: kind(entry) == .numberWithExponent)
-        default: throw mismatch(entry, type, at: path)
+        default: throw mismatch(entry, type, at: path())
         }
     }
 
-    func bool(_ entry: Int, at path: [String]) throws(WireDecodingFailure) -> Bool {
+    func bool(_ entry: Int, at path: @autoclosure () -> [String]) throws(WireDecodingFailure) -> Bool {
         switch kind(entry) {
         case .true: return true
         case .false: return false
-        default: throw mismatch(entry, "Bool", at: path)
+        default: throw mismatch(entry, "Bool", at: path())
         }
     }
 

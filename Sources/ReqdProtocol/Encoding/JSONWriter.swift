@@ -11,6 +11,7 @@ public struct JSONWriter: Sendable {
     /// Whether the next key or array element needs a comma before it.
     private var needsComma = false
 
+    /// An empty writer with room for `capacity` bytes.
     public init(capacity: Int = 512) { bytes.reserveCapacity(capacity) }
 
     /// Forgets the text, keeping the buffer.
@@ -27,21 +28,25 @@ public struct JSONWriter: Sendable {
 
     // MARK: Structure
 
+    /// Opens an object.
     public mutating func beginObject() {
         bytes.append(UInt8(ascii: "{"))
         needsComma = false
     }
 
+    /// Closes the object opened last.
     public mutating func endObject() {
         bytes.append(UInt8(ascii: "}"))
         needsComma = true
     }
 
+    /// Opens an array.
     public mutating func beginArray() {
         bytes.append(UInt8(ascii: "["))
         needsComma = false
     }
 
+    /// Closes the array opened last.
     public mutating func endArray() {
         bytes.append(UInt8(ascii: "]"))
         needsComma = true
@@ -72,21 +77,25 @@ public struct JSONWriter: Sendable {
 
     // MARK: Values
 
+    /// A string value, escaped.
     public mutating func string(_ value: String) {
         Self.appendEscaped(value, to: &bytes)
         needsComma = true
     }
 
-    public mutating func integer(_ value: some BinaryInteger) {
+    /// An integer value.
+    public mutating func integer(_ value: some FixedWidthInteger) {
         Self.appendInteger(value, to: &bytes)
         needsComma = true
     }
 
+    /// `true` or `false`.
     public mutating func bool(_ value: Bool) {
         bytes.append(contentsOf: value ? Self.trueBytes : Self.falseBytes)
         needsComma = true
     }
 
+    /// `null`.
     public mutating func null() {
         bytes.append(contentsOf: Self.nullBytes)
         needsComma = true
@@ -100,6 +109,7 @@ public struct JSONWriter: Sendable {
         needsComma = true
     }
 
+    /// An array of strings.
     public mutating func strings(_ values: [String]) {
         beginArray()
         for value in values {
@@ -111,21 +121,25 @@ public struct JSONWriter: Sendable {
 
     // MARK: Members
 
+    /// A member with a string value.
     public mutating func string(_ name: StaticString, _ value: String) {
         key(name)
         string(value)
     }
 
-    public mutating func integer(_ name: StaticString, _ value: some BinaryInteger) {
+    /// A member with an integer value.
+    public mutating func integer(_ name: StaticString, _ value: some FixedWidthInteger) {
         key(name)
         integer(value)
     }
 
+    /// A member with a boolean value.
     public mutating func bool(_ name: StaticString, _ value: Bool) {
         key(name)
         bool(value)
     }
 
+    /// A member whose value is an array of strings.
     public mutating func strings(_ name: StaticString, _ values: [String]) {
         key(name)
         strings(values)
@@ -151,31 +165,35 @@ public struct JSONWriter: Sendable {
 
     // MARK: Optional members
 
-    /// Writes the member only when it has a value, as `encodeIfPresent` does.
+    /// A string member, left out when nil, as `encodeIfPresent` leaves it out.
     public mutating func string(_ name: StaticString, _ value: String?) {
         guard let value else { return }
         key(name)
         string(value)
     }
 
-    public mutating func integer(_ name: StaticString, _ value: (some BinaryInteger)?) {
+    /// An integer member, left out when nil.
+    public mutating func integer(_ name: StaticString, _ value: (some FixedWidthInteger)?) {
         guard let value else { return }
         key(name)
         integer(value)
     }
 
+    /// A boolean member, left out when nil.
     public mutating func bool(_ name: StaticString, _ value: Bool?) {
         guard let value else { return }
         key(name)
         bool(value)
     }
 
+    /// A number member, left out when nil.
     public mutating func double(_ name: StaticString, _ value: Double?) {
         guard let value else { return }
         key(name)
         double(value)
     }
 
+    /// A member whose value is an array of strings, left out when nil.
     public mutating func strings(_ name: StaticString, _ values: [String]?) {
         guard let values else { return }
         key(name)
@@ -205,10 +223,12 @@ public struct JSONWriter: Sendable {
     }
 
     /// Appends an integer's decimal digits, without making a `String`.
-    static func appendInteger(_ value: some BinaryInteger, to bytes: inout [UInt8]) {
+    static func appendInteger(_ value: some FixedWidthInteger, to bytes: inout [UInt8]) {
         if value == 0 { return bytes.append(UInt8(ascii: "0")) }
+        guard value.bitWidth <= 64 else { return bytes.append(contentsOf: String(value).utf8) }
         var magnitude = value.magnitude
         if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        // Room for the 20 digits of a 64-bit magnitude.
         var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
         var count = 0
         withUnsafeMutableBytes(of: &digits) { buffer in

@@ -44,7 +44,7 @@ final class JSONByteWriter {
 
     func writeNull() { bytes.append(contentsOf: Self.nullBytes) }
 
-    func write<Number: BinaryInteger>(integer: Number) { JSONWriter.appendInteger(integer, to: &bytes) }
+    func write<Number: FixedWidthInteger>(integer: Number) { JSONWriter.appendInteger(integer, to: &bytes) }
 
     func write(double: Double) throws {
         guard double.isFinite else {

@@ -6,6 +6,7 @@ public struct JobListResult: Codable, Sendable, Hashable {
     /// The cursor of the next page, for `after`; absent on the last page.
     public var next: String?
 
+    /// A page of `jobs`; `next` when more jobs match after them.
     public init(jobs: [JobInfo], next: String?) {
         self.jobs = jobs
         self.next = next

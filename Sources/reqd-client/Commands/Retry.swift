@@ -6,7 +6,7 @@ struct Retry: ParsableCommand {
         abstract: "Put a dead (or failed) request job back in the queue with fresh attempts, under the same id.",
         discussion: """
             --all retries every request job of yours (root: everyone's) in --state (default dead), optionally \
-            only in --scope; it lists and retries them in batches of 1,000 until none is left. A job the \
+            only in --scope; it lists and retries them page by page (1,000 at most each) until none is left. A job the \
             daemon refuses (such as too_many_jobs) is reported and the rest go on; the exit status is then \
             that of the first refusal.
             """)
@@ -42,17 +42,17 @@ struct Retry: ParsableCommand {
                 show(try connection.call(.retry(RetryRequest(job: job)), as: JobResult.self))
                 return ExitStatus.success
             }
-            // Retried jobs leave the state, so each batch lists the ones still in it. A job that fails
-            // again at once and comes back is not retried twice, so the loop ends.
+            // Page by page in creation order: a job that fails again at once comes back behind
+            // the cursor, so it is not retried twice.
             var retried: Set<String> = []
             var refused = 0
             var firstRefusal: Int32?
-            while true {
+            var cursor: String?
+            repeat {
                 let batch = try connection.call(
-                    .list(ListRequest(state: state ?? .dead, kind: .request, scope: scope, limit: 1000)), as: JobListResult.self)
-                let fresh = batch.jobs.filter { !retried.contains($0.id) }
-                for listed in fresh {
-                    retried.insert(listed.id)
+                    .list(ListRequest(state: state ?? .dead, kind: .request, scope: scope, limit: List.pageSize, after: cursor)),
+                    as: JobListResult.self)
+                for listed in batch.jobs where retried.insert(listed.id).inserted {
                     do {
                         show(try connection.call(.retry(RetryRequest(job: listed.id)), as: JobResult.self))
                     } catch let refusal as ClientFailure where refusal.wire != nil {
@@ -61,15 +61,8 @@ struct Retry: ParsableCommand {
                         firstRefusal = firstRefusal ?? refusal.status
                     }
                 }
-                if !batch.truncated { break }
-                if fresh.isEmpty {
-                    // The first page holds only jobs already tried (refused, or dead again): the
-                    // rest cannot be reached from here.
-                    Output.error("more jobs are \((state ?? .dead).rawValue) than one pass reached; run retry --all again later")
-                    firstRefusal = firstRefusal ?? ExitStatus.failure
-                    break
-                }
-            }
+                cursor = batch.next
+            } while cursor != nil
             if !global.json, !output.quiet {
                 let done = retried.count - refused
                 Output.line("retried \(done) job\(done == 1 ? "" : "s")" + (refused > 0 ? ", \(refused) refused" : ""))
