@@ -15,6 +15,7 @@ extension JobTable {
         deliveries.reserveCapacity(deliveries.count + kinds[.request, default: 0])
         groups.reserveCapacity(groups.count + kinds[.group, default: 0])
         activeByKey.reserveCapacity(activeByKey.count + keys)
+        listIndex.reserveCapacity(keys: keys)
     }
 
     /// Claims `key` for a restored active job, in one lookup when it is free, as it almost always

@@ -110,6 +110,9 @@ struct ListIndex: Sendable {
         return found
     }
 
+    /// Makes room for `keys` more keyed jobs, for a restore.
+    mutating func reserveCapacity(keys: Int) { byKey.reserveCapacity(byKey.count + keys) }
+
     /// Shrinks the tables of leaves and keys after many emptied; each leaf gives its chunks back
     /// as they empty.
     mutating func shrink(_ budget: inout ShrinkBudget) -> Bool { leaves.shrink(&budget) && byKey.shrink(&budget) }
