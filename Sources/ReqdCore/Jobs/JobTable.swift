@@ -180,8 +180,11 @@ struct JobTable: Sendable {
         return header
     }
 
-    /// The owners with jobs held, for root's `list`.
-    var owners: Dictionary<UInt32, [JobKind: [JobState: Int]]>.Keys { counts.keys }
+    /// The owners with jobs held, for root's `list`: an owner whose jobs are all forgotten keeps
+    /// its (zero) counts, but has no leaves to look up.
+    var owners: [UInt32] {
+        counts.compactMap { owner, kinds in kinds.values.contains { $0.values.contains { $0 > 0 } } ? owner : nil }
+    }
 
     /// Job counts by kind and state over the owners `peer` may see, every kind and state listed.
     func counts(visibleTo peer: Peer) -> [String: [String: Int]] {

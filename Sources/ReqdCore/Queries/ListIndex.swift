@@ -2,7 +2,7 @@ import ReqdProtocol
 
 /// The jobs `list` walks, in creation order, split by owner, state and kind, and again by scope
 /// for the jobs that have one; and each owner's jobs by key. A list reads only the leaves its
-/// filters select and merges them, so it costs O(limit · leaves + leaves · log n) whatever else
+/// filters select and merges them, so it costs O(limit · log leaves + leaves · log n) whatever else
 /// the daemon holds.
 ///
 /// A job is in one leaf for its owner, state and kind, plus one for its scope when it has one;

@@ -3,7 +3,8 @@ import ReqdProtocol
 /// A `list` in progress: a merge, in creation order, of the `ListIndex` leaves its filters select,
 /// from its cursor on, a slice per turn, so a list never holds the scheduler's queue for long.
 ///
-/// Each slice finds the selected leaves and seeks each to the cursor (O(leaves · log n)), then makes at most
+/// Each slice finds the selected leaves and seeks each to the cursor (O(leaves · log n)), then
+/// takes jobs oldest first from a heap over them (O(log leaves) each) and makes at most
 /// `viewsPerSlice` views. A job's view is taken when the merge reaches it, so a list that spans
 /// turns shows each job as it was at that moment. A page ends at its limit or once its views would
 /// pass `maxBytes` of JSON; `next` then names where the following page begins.
@@ -51,25 +52,16 @@ struct ListQuery: Sendable {
     mutating func advance(in table: JobTable, at now: ClockReading) {
         // The leaves are looked up again each slice: a job that changed state meanwhile may have
         // moved to a leaf that did not exist before.
-        let owners = owner.map { [$0] } ?? Array(table.owners)
-        var heads = table.listIndex.leaves(for: filter, owners: owners).map { leaf in (leaf: leaf, at: leaf.position(after: cursor)) }
+        let owners = owner.map { [$0] } ?? table.owners
+        var heads = HeadHeap(table.listIndex.leaves(for: filter, owners: owners), after: cursor)
         // A key's list holds every state, kind and scope: its jobs are checked one by one.
         let checked = filter.key != nil
         var made = 0
         var visits = 0
         while made < Self.viewsPerSlice, visits < Self.visitsPerSlice {
-            var best: Int?
-            var bestEntry: ListIndex.Entry?
-            for index in heads.indices {
-                guard let entry = heads[index].leaf.element(at: heads[index].at) else { continue }
-                if bestEntry.map({ entry < $0 }) ?? true {
-                    best = index
-                    bestEntry = entry
-                }
-            }
-            guard let best, let entry = bestEntry else { return finish(next: nil) }
+            guard let entry = heads.first else { return finish(next: nil) }
             guard views.count < limit else { return finish(next: cursor) }
-            heads[best].at = heads[best].leaf.position(after: heads[best].at)
+            heads.advanceFirst()
             visits += 1
             guard let job = table.job(entry.id), !checked || matches(job.header) else {
                 cursor = entry
@@ -95,5 +87,50 @@ struct ListQuery: Sendable {
     private mutating func finish(next: ListIndex.Entry?) {
         self.next = next
         done = true
+    }
+}
+
+extension ListQuery {
+    /// The leaves' next entries in a binary min-heap, so taking the oldest costs O(log leaves):
+    /// a root `list` merges every owner's leaves.
+    struct HeadHeap {
+        private var heads: [(leaf: SortedChunks<ListIndex.Entry>, at: SortedChunks<ListIndex.Entry>.Position, entry: ListIndex.Entry)] = []
+
+        init(_ leaves: [SortedChunks<ListIndex.Entry>], after cursor: ListIndex.Entry?) {
+            for leaf in leaves {
+                let at = leaf.position(after: cursor)
+                if let entry = leaf.element(at: at) { heads.append((leaf, at, entry)) }
+            }
+            for index in stride(from: heads.count / 2 - 1, through: 0, by: -1) { siftDown(index) }
+        }
+
+        /// The oldest entry not yet taken.
+        var first: ListIndex.Entry? { heads.first?.entry }
+
+        /// Moves past the oldest entry.
+        mutating func advanceFirst() {
+            let next = heads[0].leaf.position(after: heads[0].at)
+            if let entry = heads[0].leaf.element(at: next) {
+                heads[0].at = next
+                heads[0].entry = entry
+            } else {
+                heads.swapAt(0, heads.count - 1)
+                heads.removeLast()
+            }
+            siftDown(0)
+        }
+
+        private mutating func siftDown(_ start: Int) {
+            var index = start
+            while true {
+                var smallest = index
+                let left = 2 * index + 1
+                if left < heads.count, heads[left].entry < heads[smallest].entry { smallest = left }
+                if left + 1 < heads.count, heads[left + 1].entry < heads[smallest].entry { smallest = left + 1 }
+                guard smallest != index else { return }
+                heads.swapAt(index, smallest)
+                index = smallest
+            }
+        }
     }
 }
