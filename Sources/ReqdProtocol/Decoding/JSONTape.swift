@@ -36,8 +36,6 @@ struct JSONTape {
     static let maxDepth = 512
 
     private(set) var entries: [Entry] = []
-    /// Where the top-level value begins: after a byte-order mark, if any.
-    private(set) var start = 0
 
     /// Scans a whole document: one value with only whitespace around it.
     init(scanning bytes: UnsafeBufferPointer<UInt8>) throws(Corrupt) {

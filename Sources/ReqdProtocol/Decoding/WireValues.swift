@@ -49,14 +49,13 @@ struct WireValues {
 
     /// A string's bytes as a `String`, refusing invalid UTF-8 as Foundation does.
     static func utf8(_ bytes: UnsafeBufferPointer<UInt8>) throws(WireDecodingFailure) -> String {
-        var ascii = true
-        for byte in bytes where byte >= 0x80 {
-            ascii = false
-            break
-        }
-        if ascii { return String(decoding: bytes, as: UTF8.self) }
-        guard let string = String(validating: bytes, as: UTF8.self) else { throw .corruptValue }
-        return string
+        try checkUTF8(bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Refuses bytes that are not UTF-8; ASCII, the common case, is passed at a glance.
+    private static func checkUTF8(_ bytes: UnsafeBufferPointer<UInt8>) throws(WireDecodingFailure) {
+        guard bytes.allSatisfy({ $0 < 0x80 }) || String(validating: bytes, as: UTF8.self) != nil else { throw .corruptValue }
     }
 
     /// A string with escapes or control characters: escapes are decoded, control characters refused.
@@ -68,7 +67,7 @@ struct WireValues {
         func flush(upTo end: Int) throws(WireDecodingFailure) {
             let chunk = UnsafeBufferPointer(rebasing: bytes[chunkStart..<end])
             // Each chunk between escapes must be UTF-8 on its own, as Foundation checks it.
-            guard chunk.allSatisfy({ $0 < 0x80 }) || String(validating: chunk, as: UTF8.self) != nil else { throw .corruptValue }
+            try checkUTF8(chunk)
             output.append(contentsOf: chunk)
         }
         while index < bytes.count {
