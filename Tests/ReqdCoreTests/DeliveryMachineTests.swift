@@ -38,7 +38,7 @@ struct DeliveryMachineTests {
         #expect(
             delivery.finished(3, Fixture.answer(503), at: 1 * second)
                 == JobAction(
-                    notes: [JobNote(.retrying, status: 503, error: "the server answered 503")], persist: [.record],
+                    notes: [JobNote(.retrying, status: 503, error: "the server answered 503")], persist: [.progress],
                     network: .reachable, result: Fixture.kept(503)))
         let planned = delivery.nextAttempt
         #expect(delivery.advance(id, at: at(1 * second), holdReason: nil, timeout: timeout) == JobAction(deadline: .set(planned)))

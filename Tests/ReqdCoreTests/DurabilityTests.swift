@@ -59,7 +59,7 @@ struct DurabilityTests {
         h.autoCommit = false
         let effects = h.request(.cancel(JobSelector(job: id.rawValue)))
         #expect(effects.replies.isEmpty)
-        #expect(h.persisted.last.map { if case .update(let r) = $0 { r.state == .cancelled } else { false } } == true)
+        #expect(h.persisted.last.map { if case .progress(_, let p) = $0 { p.state == .cancelled } else { false } } == true)
         let done = h.handle(.commitCompleted(h.pendingBarriers.removeFirst(), failure: nil))
         #expect(done.replies.count == 1)
     }

@@ -27,13 +27,13 @@ struct OnExpireTests {
         // The countdown's expiry and the request job are written before one commit barrier.
         let writes = expired.compactMap { effect -> String? in
             switch effect {
-            case .persist(.update(let record)): "update \(record.id) \(record.state.rawValue)"
+            case .persist(.progress(let id, let progress)): "progress \(id) \(progress.state.rawValue)"
             case .persist(.insert(let record)): "insert \(record.id)"
             case .commitBarrier: "barrier"
             default: nil
             }
         }
-        #expect(writes == ["update \(reply.job.id) expired", "insert \(spawned)", "barrier"])
+        #expect(writes == ["progress \(reply.job.id) expired", "insert \(spawned)", "barrier"])
         // Its id is already known, so a `wait` on it before the commit is held, not refused.
         #expect(h.request(.wait(WaitRequest(job: spawned))).replies.isEmpty)
         let committed = h.handle(.commitCompleted(h.pendingBarriers.removeFirst(), failure: nil))

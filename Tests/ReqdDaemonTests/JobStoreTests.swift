@@ -58,7 +58,10 @@ struct JobStoreTests {
         ended.endedAt = WallTime(nanosecondsSinceEpoch: 5)
         ended.lateByNanos = 42
         var batch = StoreBatch()
-        batch.changes = [.insert(record("cd_a", key: "k")), .update(ended), .insert(record("cd_gone", key: nil)), .delete("cd_gone")]
+        batch.changes = [
+            .insert(record("cd_a", key: "k")), .insert(record("cd_e", key: nil)), .progress("cd_e", ended.progress),
+            .insert(record("cd_gone", key: nil)), .delete("cd_gone"),
+        ]
         store.submit(batch)
         store.close()
         let reopened = try JobStore(directory: directory.path) { _, _ in }
@@ -113,10 +116,12 @@ struct JobStoreTests {
         expected.detail.poll?.counters = counters
         #expect(try reopened.loadAll() == [expected])
 
-        // A full update afterwards writes the columns too, so they never hold older counters than the detail.
+        // The poll's end writes its counters' columns too.
         var ended = pollRecord("pl_a", polls: 9)
         ended.state = .succeeded
-        batch.changes = [.update(ended)]
+        ended.endedAt = WallTime(nanosecondsSinceEpoch: 77)
+        ended.detail.result = HTTPResult(status: 200, body: "{\"state\":\"done\"}", truncated: false)
+        batch.changes = [.progress("pl_a", ended.progress)]
         reopened.submit(batch)
         reopened.flush()
         #expect(try reopened.loadAll() == [ended])
@@ -177,6 +182,99 @@ struct JobStoreTests {
         reopened.submit(batch)
         reopened.flush()
         #expect(try reopened.loadAll().first?.detail.group?.counters.members == [pending, pending], "the old member rows went with the job")
+    }
+
+    private func requestRecord(_ id: String) -> JobRecord {
+        var request = record(id, key: nil)
+        request.kind = .request
+        request.deadline = nil
+        request.tickNanos = nil
+        request.detail.request = DeliveryRecord(
+            settings: DeliverySettings(
+                request: HTTPRequestSpec(method: "POST", url: "http://127.0.0.1:1/hook"), maxAttempts: 5,
+                backoffMinNanos: 1_000_000_000, backoffMaxNanos: 60_000_000_000, parent: nil),
+            counters: DeliveryCounters(attempts: 0, nextAttempt: nil, lastStatus: nil, lastError: nil))
+        return request
+    }
+
+    @Test("a retry and an end update only the changing columns: the row's settings are never written again")
+    func progressUpdatesColumns() throws {
+        let directory = TemporaryDirectory()
+        let store = try JobStore(directory: directory.path) { _, _ in }
+        var batch = StoreBatch()
+        batch.changes = [.insert(requestRecord("rq_a")), .insert(record("cd_a", key: "k"))]
+        store.submit(batch)
+        store.close()
+        func columns() throws -> [String] {
+            let database = try SQLiteDatabase(path: directory.path + "/reqd.sqlite3")
+            var rows: [String] = []
+            try database.run("SELECT id, detail, key, scope, created_ns, deadline_ns FROM jobs ORDER BY id", []) { row in
+                rows.append([0, 1, 2, 3].map { row.text($0) ?? "-" }.joined(separator: "|") + "|\(row.integer(4) ?? -1)|\(row.integer(5) ?? -1)")
+            }
+            // Corrupt the settings on disk: a full rewrite from memory would put them back.
+            try database.execute("UPDATE jobs SET detail = replace(detail, '/hook', '/HOOK')")
+            return rows
+        }
+        let written = try columns()
+
+        let retrying = JobProgress(
+            state: .active, endedAt: nil, reason: nil, replacedBy: nil, lateByNanos: nil,
+            result: HTTPResult(status: 503, body: "busy", truncated: false), error: nil, spawned: nil,
+            counters: .delivery(
+                DeliveryCounters(
+                    attempts: 1, nextAttempt: WallTime(nanosecondsSinceEpoch: 5_000), lastStatus: 503, lastError: "the server answered 503")))
+        var dead = retrying
+        dead.state = .dead
+        dead.endedAt = WallTime(nanosecondsSinceEpoch: 9_000)
+        dead.error = "gave up after 5 attempts"
+        dead.counters = .delivery(DeliveryCounters(attempts: 5, nextAttempt: nil, lastStatus: 503, lastError: "the server answered 503"))
+        var fired = record("cd_a", key: "k").progress
+        fired.state = .expired
+        fired.endedAt = WallTime(nanosecondsSinceEpoch: 9_000_000_100)
+        fired.lateByNanos = 100
+        fired.spawned = "rq_spawned"
+
+        let reopened = try JobStore(directory: directory.path) { _, _ in }
+        batch.changes = [.progress("rq_a", retrying), .progress("rq_a", dead), .progress("cd_a", fired)]
+        reopened.submit(batch)
+        reopened.close()
+        #expect(try columns().map { $0.replacingOccurrences(of: "/HOOK", with: "/hook") } == written)
+
+        var expectedRequest = requestRecord("rq_a")
+        expectedRequest.apply(dead)
+        expectedRequest.detail.request?.settings.request.url = "http://127.0.0.1:1/HOOK"
+        var expectedCountdown = record("cd_a", key: "k")
+        expectedCountdown.apply(fired)
+        let rows = try JobStore(directory: directory.path) { _, _ in }.loadAll().sorted { $0.id < $1.id }
+        #expect(rows == [expectedCountdown, expectedRequest])
+        #expect(rows.last?.detail.result?.body == "busy")
+        #expect(rows.last?.detail.request?.counters.attempts == 5)
+        #expect(rows.first?.detail.spawned == "rq_spawned")
+    }
+
+    @Test("a version-4 file's ended job, whose row was rewritten in full, migrates and keeps its end from its detail")
+    func endedFromVersion4() throws {
+        let directory = TemporaryDirectory()
+        var ended = requestRecord("rq_old")
+        ended.apply(
+            JobProgress(
+                state: .failed, endedAt: WallTime(nanosecondsSinceEpoch: 9_000), reason: nil, replacedBy: nil, lateByNanos: nil,
+                result: HTTPResult(status: 400, body: "bad", truncated: false), error: "the server answered 400", spawned: nil,
+                counters: .delivery(DeliveryCounters(attempts: 1, nextAttempt: nil, lastStatus: 400, lastError: "the server answered 400"))))
+        do {
+            let database = try SQLiteDatabase(path: directory.path + "/reqd.sqlite3")
+            for step in 0..<4 { try database.execute(StoreSchema.migrations[step]) }
+            try database.execute("PRAGMA user_version = 4")
+            // The row as version 4 wrote a job's end: everything in `detail`.
+            let detail = String(decoding: try CompactJSONEncoder().encode(ended.detail), as: UTF8.self)
+            try database.run(
+                """
+                INSERT INTO jobs (id, owner, kind, state, scope, created_ns, ended_ns, detail)
+                VALUES ('rq_old', 1000, 'request', 'failed', 's', 1000, 9000, ?1)
+                """, [.text(detail)])
+        }
+        let store = try JobStore(directory: directory.path) { _, _ in }
+        #expect(try store.loadAll() == [ended])
     }
 
     @Test("a version-1 file with a countdown migrates through every version and keeps its row")

@@ -22,8 +22,8 @@ struct JobAction: Sendable, Equatable {
 
     /// What the store learns of a durable job that goes on.
     enum Persist: Sendable, Hashable {
-        /// The whole row.
-        case record
+        /// Its changing columns: state, end, answer and counters.
+        case progress
         /// A poll's counters only.
         case pollCounters
         /// How one group member ended.

@@ -55,7 +55,7 @@ extension Delivery {
             action.end = JobEnd(exhausted ? .dead : .failed, error: why, report: onFailure?.value)
         case .retry(let why):
             action.notes = [JobNote(.retrying, status: answer?.status, error: why)]
-            action.persist = [.record]
+            action.persist = [.progress]
         }
         return action
     }

@@ -176,7 +176,7 @@ extension Scheduler {
             }
         }
         if ended.durable {
-            effects.append(.persist(.update(JobRecord(ended, at: now))))
+            effects.append(.persist(.progress(id.rawValue, JobProgress(ended, at: now))))
         }
         if state == .dead {
             // Dead letters are kept longer, and leave through the one timer.

@@ -144,8 +144,8 @@ extension Scheduler {
         if !action.persist.isEmpty, table[id]?.durable == true {
             for persist in action.persist {
                 switch persist {
-                case .record:
-                    if let job = job(id) { effects.append(.persist(.update(JobRecord(job, at: now)))) }
+                case .progress:
+                    if let job = job(id) { effects.append(.persist(.progress(id.rawValue, JobProgress(job, at: now)))) }
                 case .pollCounters:
                     if let poll = table.polls[id]?.machine { effects.append(.persist(.pollCounters(id.rawValue, PollCounters(poll, at: now)))) }
                 case .member(let index):

@@ -16,3 +16,14 @@ public struct DeliveryCounters: Sendable, Hashable, Codable {
         case lastError = "last_error"
     }
 }
+
+extension DeliveryCounters {
+    /// A delivery's counters, with its next attempt on the wall clock. An attempt out now is not
+    /// counted and has no next attempt: it is sent again after a restart.
+    init(_ delivery: Delivery, at now: ClockReading) {
+        self.init(
+            attempts: Int(delivery.attempts) - (delivery.inFlight ? 1 : 0),
+            nextAttempt: delivery.inFlight ? nil : now.wall(at: delivery.nextAttempt), lastStatus: delivery.lastStatus,
+            lastError: delivery.lastError)
+    }
+}

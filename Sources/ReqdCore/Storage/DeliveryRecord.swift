@@ -6,12 +6,7 @@ public typealias DeliveryRecord = WorkRecord<DeliverySettings, DeliveryCounters>
 extension WorkRecord where Settings == DeliverySettings, Counters == DeliveryCounters {
     /// The stored form of a delivery, with its next attempt projected onto the wall clock.
     init(_ delivery: Delivery, at now: ClockReading) {
-        let ended = Int(delivery.attempts) - (delivery.inFlight ? 1 : 0)
-        self.init(
-            settings: DeliverySettings(delivery),
-            counters: DeliveryCounters(
-                attempts: ended, nextAttempt: delivery.inFlight ? nil : now.wall(at: delivery.nextAttempt),
-                lastStatus: delivery.lastStatus, lastError: delivery.lastError))
+        self.init(settings: DeliverySettings(delivery), counters: DeliveryCounters(delivery, at: now))
     }
 
     /// The delivery as it resumes: attempts kept, the next one when it was planned. An attempt

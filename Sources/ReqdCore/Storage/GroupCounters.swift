@@ -10,3 +10,10 @@ public struct GroupCounters: Sendable, Hashable, Codable {
         case spawned
     }
 }
+
+extension GroupCounters {
+    /// Where each of a group's members is, and the request job its completion started.
+    init(_ group: Group) {
+        self.init(members: group.members.map(MemberRecord.init), spawned: group.spawned?.rawValue)
+    }
+}

@@ -11,7 +11,7 @@ extension WorkRecord where Settings == GroupSettings, Counters == GroupCounters 
                 members: group.members.map { DeliverySettings($0.delivery) }, concurrency: group.concurrency,
                 timeoutNanos: group.timeout, deadline: group.deadline.map(now.wall(at:)),
                 onComplete: group.onComplete.map { DeliverySettings($0.value) }),
-            counters: GroupCounters(members: group.members.map(MemberRecord.init), spawned: group.spawned?.rawValue))
+            counters: GroupCounters(group))
     }
 
     /// The group as it resumes: ended members keep their outcome and are not sent again; the

@@ -4,8 +4,10 @@ extension JobRecord {
     /// Applies a change for this job to the record, as the store does; false for a deletion.
     public mutating func apply(_ change: StoreChange) -> Bool {
         switch change {
-        case .insert(let record), .update(let record):
+        case .insert(let record):
             self = record
+        case .progress(_, let progress):
+            apply(progress)
         case .pollCounters(_, let counters):
             detail.poll?.counters = counters
         case .groupMember(_, let index, let member):

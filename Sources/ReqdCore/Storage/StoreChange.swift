@@ -5,8 +5,9 @@ public enum StoreChange: Sendable, Hashable {
     /// Add a new job. When it is active and has a key, other active rows with the same owner and key
     /// are marked cancelled (superseded) in the same transaction, so the disk never holds two.
     case insert(JobRecord)
-    /// Replace a job's row with its new state.
-    case update(JobRecord)
+    /// Set a job's changing columns (its state, end, answer and counters) after a retry or its
+    /// end, leaving its settings as they were written.
+    case progress(String, JobProgress)
     /// Update an active poll's counters after an answer, leaving the rest of its row as it is.
     case pollCounters(String, PollCounters)
     /// Record how one member of an active group ended, leaving the rest of the group as it is.
@@ -19,8 +20,8 @@ extension StoreChange {
     /// The id of the job the change is for.
     public var jobID: String {
         switch self {
-        case .insert(let record), .update(let record): record.id
-        case .pollCounters(let id, _), .groupMember(let id, _, _), .delete(let id): id
+        case .insert(let record): record.id
+        case .progress(let id, _), .pollCounters(let id, _), .groupMember(let id, _, _), .delete(let id): id
         }
     }
 }

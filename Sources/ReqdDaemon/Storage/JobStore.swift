@@ -63,7 +63,8 @@ public final class JobStore: @unchecked Sendable {
                     """
                     SELECT id, owner, kind, state, key, scope, created_ns, ended_ns, reason, replaced_by,
                            deadline_ns, tick_ns, late_by_ns, detail,
-                           polls, failures, progress, last_status, last_error, last_start_ns FROM jobs
+                           polls, failures, progress, last_status, last_error, last_start_ns,
+                           progressed, result, error, spawned, counters FROM jobs
                     """, []
                 ) { row in
                     guard let id = row.text(0), let kind = row.text(2).flatMap(JobKind.init(rawValue:)),
@@ -83,6 +84,7 @@ public final class JobStore: @unchecked Sendable {
                             lastStatus: row.integer(17).map { Int($0) }, lastError: row.text(18),
                             lastStart: row.integer(19).map(WallTime.init(nanosecondsSinceEpoch:)))
                     }
+                    if row.integer(20) == 1 { record.detail = Self.progressed(record.detail, kind: kind, row: row, from: 21) }
                     records.append(record)
                 }
                 var members: [StoreChange] = []
@@ -168,15 +170,20 @@ public final class JobStore: @unchecked Sendable {
                         [.text(record.id), .integer(record.createdAt.nanosecondsSinceEpoch), .integer(Int64(record.owner)), .text(key)])
                 }
                 try save(record)
-            case .update(let record):
-                try save(record)
-            case .pollCounters(let id, let counters):
+            case .progress(let id, let progress):
                 try database.run(
                     """
-                    UPDATE jobs SET polls = ?2, failures = ?3, progress = ?4, last_status = ?5, last_error = ?6,
-                                    last_start_ns = ?7
+                    UPDATE jobs SET state = ?2, ended_ns = ?3, reason = ?4, replaced_by = ?5, late_by_ns = ?6,
+                                    progressed = 1, result = ?7, error = ?8, spawned = ?9, counters = ?10
                     WHERE id = ?1
-                    """, [.text(id)] + Self.values(counters))
+                    """,
+                    [
+                        .text(id), .text(progress.state.rawValue), .init(progress.endedAt?.nanosecondsSinceEpoch),
+                        .init(progress.reason?.rawValue), .init(progress.replacedBy), .init(progress.lateByNanos),
+                    ] + (try values(progress)))
+                if case .poll(let counters) = progress.counters { try updatePollCounters(id, counters) }
+            case .pollCounters(let id, let counters):
+                try updatePollCounters(id, counters)
             case .groupMember(let id, let index, let member):
                 try database.run(
                     "INSERT OR REPLACE INTO group_members (job, idx, detail) VALUES (?1, ?2, ?3)",
@@ -189,13 +196,35 @@ public final class JobStore: @unchecked Sendable {
         try database.execute("COMMIT")
     }
 
+    private func updatePollCounters(_ id: String, _ counters: PollCounters) throws(DaemonError) {
+        try database.run(
+            """
+            UPDATE jobs SET polls = ?2, failures = ?3, progress = ?4, last_status = ?5, last_error = ?6, last_start_ns = ?7
+            WHERE id = ?1
+            """, [.text(id)] + Self.values(counters))
+    }
+
+    /// A job's changing columns `result`, `error`, `spawned` and `counters`; a poll's counters
+    /// have columns of their own.
+    private func values(_ progress: JobProgress) throws(DaemonError) -> [SQLiteDatabase.Value] {
+        let counters: String? =
+            switch progress.counters {
+            case .none, .poll: nil
+            case .delivery(let counters): try encode(counters)
+            case .group(let counters): try encode(counters)
+            }
+        return [.init(try progress.result.map(encode)), .init(progress.error), .init(progress.spawned), .init(counters)]
+    }
+
     private func save(_ record: JobRecord) throws(DaemonError) {
         try database.run(
             """
             INSERT OR REPLACE INTO jobs (id, owner, kind, state, key, scope, created_ns, ended_ns, reason,
                                          replaced_by, deadline_ns, tick_ns, late_by_ns, detail,
-                                         polls, failures, progress, last_status, last_error, last_start_ns)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)
+                                         polls, failures, progress, last_status, last_error, last_start_ns,
+                                         progressed, result, error, spawned, counters)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,
+                    1, ?21, ?22, ?23, ?24)
             """,
             [
                 .text(record.id), .integer(Int64(record.owner)), .text(record.kind.rawValue), .text(record.state.rawValue),
@@ -203,7 +232,8 @@ public final class JobStore: @unchecked Sendable {
                 .init(record.endedAt?.nanosecondsSinceEpoch), .init(record.reason?.rawValue), .init(record.replacedBy),
                 .init(record.deadline?.nanosecondsSinceEpoch), .init(record.tickNanos), .init(record.lateByNanos),
                 .init(try encodeDetail(record.detail)),
-            ] + (record.detail.poll.map { Self.values($0.counters) } ?? Array(repeating: .null, count: 6)))
+            ] + (record.detail.poll.map { Self.values($0.counters) } ?? Array(repeating: .null, count: 6))
+                + (try values(record.progress)))
     }
 
     /// A poll's counters as the six column values `polls` … `last_start_ns`.
@@ -231,6 +261,25 @@ public final class JobStore: @unchecked Sendable {
         try? JSONDecoder().decode(MemberRecord.self, from: Data(text.utf8))
     }
 
+    /// `detail` with the changing columns read from `row`, starting at column `first`, over it.
+    private static func progressed(_ detail: JobDetail, kind: JobKind, row: SQLiteDatabase.Row, from first: Int32) -> JobDetail {
+        var detail = detail
+        detail.result = row.text(first).flatMap { try? JSONDecoder().decode(HTTPResult.self, from: Data($0.utf8)) }
+        detail.error = row.text(first + 1)
+        detail.spawned = row.text(first + 2)
+        if let counters = row.text(first + 3).map({ Data($0.utf8) }) {
+            switch kind {
+            case .request:
+                if let decoded = try? JSONDecoder().decode(DeliveryCounters.self, from: counters) { detail.request?.counters = decoded }
+            case .group:
+                if let decoded = try? JSONDecoder().decode(GroupCounters.self, from: counters) { detail.group?.counters = decoded }
+            case .countdown, .poll:
+                break
+            }
+        }
+        return detail
+    }
+
     private static func decodeDetail(_ text: String?) -> JobDetail {
         guard let text, let detail = try? JSONDecoder().decode(JobDetail.self, from: Data(text.utf8)) else {
             return JobDetail()
@@ -239,23 +288,26 @@ public final class JobStore: @unchecked Sendable {
     }
 
     /// The changes folded to the latest per job (and per group member), in the order of those
-    /// last changes; partial changes that follow a full update are merged into it.
+    /// last changes; a poll's counters that follow its progress are merged into it.
     private static func latestPerJob(_ changes: [StoreChange]) -> [StoreChange] {
         var merged: [String: (order: Int, change: StoreChange)] = [:]
         var members: [String: [Int: (order: Int, change: StoreChange)]] = [:]
         for (order, change) in changes.enumerated() {
             let id = change.jobID
             switch change {
-            case .pollCounters, .groupMember:
-                if case .update(var record)? = merged[id]?.change {
-                    _ = record.apply(change)
-                    merged[id] = (order, .update(record))
-                } else if case .groupMember(_, let index, _) = change {
-                    members[id, default: [:]][index] = (order, change)
+            case .pollCounters(_, let counters):
+                if case .progress(_, var progress)? = merged[id]?.change {
+                    progress.counters = .poll(counters)
+                    merged[id] = (order, .progress(id, progress))
                 } else {
                     merged[id] = (order, change)
                 }
-            case .insert, .update, .delete:
+            case .groupMember(_, let index, _):
+                members[id, default: [:]][index] = (order, change)
+            case .progress:
+                // It carries every changing column, counters included.
+                merged[id] = (order, change)
+            case .insert, .delete:
                 // A whole row (or its removal) supersedes every member change before it.
                 members[id] = nil
                 merged[id] = (order, change)

@@ -44,6 +44,17 @@ enum StoreSchema {
             PRIMARY KEY (job, idx)
         ) WITHOUT ROWID;
         """,
+        // Version 5: what changes after a job is written (its answer, its error, the request job a
+        // countdown started, a request's or a group's counters), in columns of their own, so a retry
+        // or an end updates these and never rewrites the row. Where `progressed` is NULL (rows
+        // written by version 4) the `detail` holds them.
+        """
+        ALTER TABLE jobs ADD COLUMN progressed INTEGER;
+        ALTER TABLE jobs ADD COLUMN result TEXT;
+        ALTER TABLE jobs ADD COLUMN error TEXT;
+        ALTER TABLE jobs ADD COLUMN spawned TEXT;
+        ALTER TABLE jobs ADD COLUMN counters TEXT;
+        """,
     ]
 
     /// The version a fully migrated file has.

@@ -1,0 +1,106 @@
+import ReqdProtocol
+
+/// The part of a job's row that changes after the job is written: its state, its end, its answer
+/// and its kind's counters.
+///
+/// A job's settings are written once, with its insert. What happens to it afterwards (a retry,
+/// its end, a dead letter sent again) updates only these columns, so the store never encodes the
+/// settings again and never rewrites the row in full.
+public struct JobProgress: Sendable, Hashable {
+    /// A kind's counters, as the row keeps them.
+    public enum Counters: Sendable, Hashable {
+        case none
+        case poll(PollCounters)
+        case delivery(DeliveryCounters)
+        case group(GroupCounters)
+    }
+
+    public var state: JobState
+    public var endedAt: WallTime?
+    public var reason: CancelReason?
+    public var replacedBy: String?
+    public var lateByNanos: Int64?
+    /// The answer that ended the job.
+    public var result: HTTPResult?
+    /// Why the job failed or timed out.
+    public var error: String?
+    /// The request job a countdown's expiry started.
+    public var spawned: String?
+    public var counters: Counters
+
+    public init(
+        state: JobState, endedAt: WallTime?, reason: CancelReason?, replacedBy: String?, lateByNanos: Int64?,
+        result: HTTPResult?, error: String?, spawned: String?, counters: Counters
+    ) {
+        self.state = state
+        self.endedAt = endedAt
+        self.reason = reason
+        self.replacedBy = replacedBy
+        self.lateByNanos = lateByNanos
+        self.result = result
+        self.error = error
+        self.spawned = spawned
+        self.counters = counters
+    }
+}
+
+extension JobProgress {
+    /// A job's changing columns now, with its boot-time instants projected onto the wall clock.
+    init(_ job: Job, at now: ClockReading) {
+        let counters: Counters =
+            if let poll = job.poll {
+                .poll(PollCounters(poll, at: now))
+            } else if let delivery = job.delivery {
+                .delivery(DeliveryCounters(delivery, at: now))
+            } else if let group = job.group {
+                .group(GroupCounters(group))
+            } else {
+                .none
+            }
+        self.init(
+            state: job.state, endedAt: job.endedAt, reason: job.reason, replacedBy: job.replacedBy?.rawValue,
+            lateByNanos: job.countdown?.lateBy, result: job.result, error: job.error,
+            spawned: job.countdown?.spawned?.rawValue, counters: counters)
+    }
+}
+
+extension JobRecord {
+    /// The record's changing columns.
+    public var progress: JobProgress {
+        let detail = detail
+        let counters: JobProgress.Counters =
+            if let poll = detail.poll {
+                .poll(poll.counters)
+            } else if let request = detail.request {
+                .delivery(request.counters)
+            } else if let group = detail.group {
+                .group(group.counters)
+            } else {
+                .none
+            }
+        return JobProgress(
+            state: state, endedAt: endedAt, reason: reason, replacedBy: replacedBy, lateByNanos: lateByNanos,
+            result: detail.result, error: detail.error, spawned: detail.spawned, counters: counters)
+    }
+
+    /// Sets the record's changing columns, as the store's `UPDATE` does; counters of another kind
+    /// than the record's are ignored.
+    public mutating func apply(_ progress: JobProgress) {
+        state = progress.state
+        endedAt = progress.endedAt
+        reason = progress.reason
+        replacedBy = progress.replacedBy
+        lateByNanos = progress.lateByNanos
+        var detail = detail
+        detail.result = progress.result
+        detail.error = progress.error
+        detail.spawned = progress.spawned
+        switch progress.counters {
+        case .none: break
+        case .poll(let counters): detail.poll?.counters = counters
+        case .delivery(let counters): detail.request?.counters = counters
+        case .group(let counters): detail.group?.counters = counters
+        }
+        self.detail = detail
+    }
+}
