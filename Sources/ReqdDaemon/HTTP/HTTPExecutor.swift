@@ -23,7 +23,7 @@ import Synchronization
 public final class HTTPExecutor: Sendable {
     /// The `User-Agent` every request carries unless its job sets one: servers and their logs can
     /// tell reqd's requests apart, and some refuse requests with none.
-    static let userAgent = "reqd/\(ProtocolInfo.softwareVersion)"
+    public static let userAgent = "reqd/\(ProtocolInfo.softwareVersion)"
 
     private struct Attempt: Hashable {
         var job: JobID
@@ -69,15 +69,7 @@ public final class HTTPExecutor: Sendable {
         self.metrics = metrics
         self.onFinish = onFinish
         group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, settings.threads))
-        var pool = HTTPClient.Configuration.ConnectionPool(
-            idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: settings.maxConnectionsPerHost)
-        pool.retryConnectionEstablishment = false
-        var configuration = HTTPClient.Configuration(
-            tlsConfiguration: nil,
-            redirectConfiguration: settings.maxRedirects > 0 ? .follow(max: settings.maxRedirects, allowCycles: false) : .disallow,
-            timeout: .init(connect: .nanoseconds(settings.connectTimeoutNanos), read: .nanoseconds(settings.readTimeoutNanos)),
-            connectionPool: pool, decompression: .disabled)
-        configuration.httpVersion = .automatic
+        var configuration = Self.clientConfiguration(settings)
         var proxied: [ProxySettings.Proxy: HTTPClient] = [:]
         for proxy in Set([settings.proxies.http, settings.proxies.https].compactMap { $0 }) {
             var through = configuration
@@ -102,6 +94,23 @@ public final class HTTPExecutor: Sendable {
             gate = nil
         }
         client = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: configuration)
+    }
+
+    /// The AsyncHTTPClient configuration reqd runs with, before proxies and the target gate: a
+    /// pool of `maxConnectionsPerHost` per host that gives up on a failed connection at once (the
+    /// scheduler retries), redirects as configured, and bodies left as the server sent them.
+    /// Benchmarks build their bare client from it too.
+    public static func clientConfiguration(_ settings: HTTPSettings) -> HTTPClient.Configuration {
+        var pool = HTTPClient.Configuration.ConnectionPool(
+            idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: settings.maxConnectionsPerHost)
+        pool.retryConnectionEstablishment = false
+        var configuration = HTTPClient.Configuration(
+            tlsConfiguration: nil,
+            redirectConfiguration: settings.maxRedirects > 0 ? .follow(max: settings.maxRedirects, allowCycles: false) : .disallow,
+            timeout: .init(connect: .nanoseconds(settings.connectTimeoutNanos), read: .nanoseconds(settings.readTimeoutNanos)),
+            connectionPool: pool, decompression: .disabled)
+        configuration.httpVersion = .automatic
+        return configuration
     }
 
     /// Starts a request (or queues it behind its host's others); its end is reported through

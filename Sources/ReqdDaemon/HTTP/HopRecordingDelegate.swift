@@ -9,20 +9,21 @@ import Synchronization
 ///
 /// When the target gate refuses a connection the client reports only that the proxy said no; the
 /// last hop names the `host:port` whose refusal the gate recorded.
-final class HopRecordingDelegate: HTTPClientResponseDelegate {
-    typealias Response = HTTPClient.Response
+public final class HopRecordingDelegate: HTTPClientResponseDelegate {
+    public typealias Response = HTTPClient.Response
 
     private let inner: ResponseAccumulator
     /// The request's URL, or the last redirect's target; made into `host:port` only when asked.
     private let hop: Mutex<URL>
 
-    init(request: HTTPClient.Request, maxBodySize: Int) {
+    /// A delegate for one execution of `request` that refuses a body over `maxBodySize` bytes.
+    public init(request: HTTPClient.Request, maxBodySize: Int) {
         inner = ResponseAccumulator(request: request, maxBodySize: maxBodySize)
         hop = Mutex(request.url)
     }
 
     /// `host:port` of the last place the request went or was redirected to.
-    var lastHop: String? { Self.hostPort(hop.withLock { $0 }) }
+    public var lastHop: String? { Self.hostPort(hop.withLock { $0 }) }
 
     /// `host:port` of a URL, with the scheme's port when it names none; the host as the client
     /// puts it in a `CONNECT`.
@@ -32,7 +33,7 @@ final class HopRecordingDelegate: HTTPClientResponseDelegate {
         return "\(bare):\(url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80))"
     }
 
-    func didVisitURL(task: HTTPClient.Task<Response>, _ request: HTTPClient.Request, _ head: HTTPResponseHead) {
+    public func didVisitURL(task: HTTPClient.Task<Response>, _ request: HTTPClient.Request, _ head: HTTPResponseHead) {
         if (300..<400).contains(head.status.code), let location = head.headers.first(name: "location"),
             let next = URL(string: location, relativeTo: request.url)?.absoluteURL
         {
@@ -41,31 +42,31 @@ final class HopRecordingDelegate: HTTPClientResponseDelegate {
         inner.didVisitURL(task: task, request, head)
     }
 
-    func didSendRequestHead(task: HTTPClient.Task<Response>, _ head: HTTPRequestHead) {
+    public func didSendRequestHead(task: HTTPClient.Task<Response>, _ head: HTTPRequestHead) {
         inner.didSendRequestHead(task: task, head)
     }
 
-    func didSendRequestPart(task: HTTPClient.Task<Response>, _ part: IOData) {
+    public func didSendRequestPart(task: HTTPClient.Task<Response>, _ part: IOData) {
         inner.didSendRequestPart(task: task, part)
     }
 
-    func didSendRequest(task: HTTPClient.Task<Response>) {
+    public func didSendRequest(task: HTTPClient.Task<Response>) {
         inner.didSendRequest(task: task)
     }
 
-    func didReceiveHead(task: HTTPClient.Task<Response>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+    public func didReceiveHead(task: HTTPClient.Task<Response>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
         inner.didReceiveHead(task: task, head)
     }
 
-    func didReceiveBodyPart(task: HTTPClient.Task<Response>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+    public func didReceiveBodyPart(task: HTTPClient.Task<Response>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
         inner.didReceiveBodyPart(task: task, buffer)
     }
 
-    func didReceiveError(task: HTTPClient.Task<Response>, _ error: any Error) {
+    public func didReceiveError(task: HTTPClient.Task<Response>, _ error: any Error) {
         inner.didReceiveError(task: task, error)
     }
 
-    func didFinishRequest(task: HTTPClient.Task<Response>) throws -> Response {
+    public func didFinishRequest(task: HTTPClient.Task<Response>) throws -> Response {
         try inner.didFinishRequest(task: task)
     }
 }

@@ -9,10 +9,12 @@ import Synchronization
 /// The HTTP client's own ceiling, without the daemon: `--connections` request loops against one
 /// URL, each starting its next request the moment the previous one ends.
 ///
-/// Three rows: a bare AsyncHTTPClient configured as reqd configures it (one event-loop thread, a
-/// pool of 64 connections), reqd's `HTTPExecutor` on top of it, and the executor with a target
-/// policy (`http.deny = ["10.0.0.0/8"]`), so every connection goes through the `TargetGate`. They
-/// bound what poll jobs can reach through the one shared AsyncHTTPClient the daemon is built on.
+/// Three rows: a bare AsyncHTTPClient configured as reqd configures it
+/// (`HTTPExecutor.clientConfiguration`, one event-loop thread, a pool of 64 connections, reqd's
+/// response delegate and `User-Agent`), reqd's `HTTPExecutor` on top of it, and the executor with
+/// a target policy (`http.deny = ["10.0.0.0/8"]`), so every connection goes through the
+/// `TargetGate`. They bound what poll jobs can reach through the one shared AsyncHTTPClient the
+/// daemon is built on. `--only bare` runs the first row alone (bench/run's comparison).
 func clientCeilingBench() {
     do {
         guard let url = option("--url") else { throw BenchError("give --url http://127.0.0.1:PORT/PATH") }
@@ -23,6 +25,10 @@ func clientCeilingBench() {
         print("|---|---|---|---|---|")
         let bare = try bareClientRate(url: url, connections: connections, threads: threads, seconds: seconds)
         print(row("bare AsyncHTTPClient", connections, bare))
+        guard option("--only") != "bare" else {
+            print("CLIENT_RATE=\(Int(bare.rate))")
+            return
+        }
         let executor = try executorRate(url: url, connections: connections, threads: threads, seconds: seconds)
         print(row("reqd HTTPExecutor", connections, executor))
         var policy = TargetPolicy()
@@ -69,20 +75,22 @@ private func measure(seconds: Double, completed: () -> Int, stop: () -> Void, st
 }
 
 private func bareClientRate(url: String, connections: Int, threads: Int, seconds: Double) throws -> LoopResult {
+    var settings = HTTPSettings()
+    settings.threads = threads
+    settings.maxConnectionsPerHost = connections
     let group = MultiThreadedEventLoopGroup(numberOfThreads: threads)
-    let pool = HTTPClient.Configuration.ConnectionPool(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connections)
-    let client = HTTPClient(
-        eventLoopGroupProvider: .shared(group),
-        configuration: HTTPClient.Configuration(connectionPool: pool, decompression: .disabled))
+    let client = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: HTTPExecutor.clientConfiguration(settings))
     defer {
         try? client.syncShutdown()
         try? group.syncShutdownGracefully()
     }
-    let request = try HTTPClient.Request(url: url)
+    let request = try HTTPClient.Request(url: url, headers: ["User-Agent": HTTPExecutor.userAgent])
     let count = Atomic(0)
     let stop = Atomic(false)
+    let maxBodySize = settings.maxResponseBytes
     @Sendable func loop() {
-        client.execute(request: request).whenComplete { result in
+        let delegate = HopRecordingDelegate(request: request, maxBodySize: maxBodySize)
+        client.execute(request: request, delegate: delegate).futureResult.whenComplete { result in
             if case .success = result { count.add(1, ordering: .relaxed) }
             if !stop.load(ordering: .relaxed) { loop() }
         }

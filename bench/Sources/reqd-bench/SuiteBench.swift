@@ -19,6 +19,7 @@ import ReqdProtocol
 ///                                  scopes stay; probes due every 2.7 ms for P s (default 8)
 ///   suite idle --seconds S         timer and thread wake-ups of an idle daemon, per minute
 ///   suite restart --count N        start to READY=1 with N persisted countdowns
+///                                  [--keep-state DIR: leave a copy of the filled store there]
 ///   suite submit --url URL [--count N]   requests/s that N ephemeral submits drive to URL
 func suiteBench() {
     do {
@@ -48,7 +49,7 @@ func suiteBench() {
         case "idle":
             try idleWakeups(seconds: Double(option("--seconds") ?? "") ?? 60)
         case "restart":
-            try restartToReady(count: count)
+            try restartToReady(count: count, keepingStateIn: option("--keep-state"))
         case "submit":
             guard let url = option("--url") else { throw BenchError("give --url http://127.0.0.1:PORT/PATH") }
             try submitDriveRate(url: url, count: count)
@@ -205,8 +206,9 @@ private func idleWakeups(seconds: Double) throws {
 }
 
 /// Persists `count` countdowns, stops the daemon, and times a fresh start on the same state until
-/// it sends READY=1 on its notify socket.
-private func restartToReady(count: Int) throws {
+/// it sends READY=1 on its notify socket. With `keepingStateIn`, a copy of the filled store is
+/// left there, for `bench/ready.py`.
+private func restartToReady(count: Int, keepingStateIn copy: String? = nil) throws {
     let first = try DaemonUnderTest(binary: reqdPath)
     try fill(socket: first.socket, count: count, connections: 4, prefix: "r") { _ in "\"duration_ms\":36000000" }
     let state = first.directory + "/state"
@@ -215,6 +217,10 @@ private func restartToReady(count: Int) throws {
     kill(first.process.processIdentifier, SIGTERM)
     first.process.waitUntilExit()
     try FileManager.default.moveItem(atPath: state, toPath: kept)
+    if let copy {
+        try? FileManager.default.removeItem(atPath: copy)
+        try FileManager.default.copyItem(atPath: kept, toPath: copy)
+    }
     try? FileManager.default.removeItem(atPath: first.directory)
     defer { try? FileManager.default.removeItem(atPath: kept) }
 
