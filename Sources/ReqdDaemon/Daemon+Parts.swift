@@ -45,8 +45,13 @@ extension Daemon {
             logger.info("the last stop was not clean; checking the job store", metadata: ["state.dir": "\(stateDirectory)"])
         }
         let store: JobStore
-        let records: [JobRecord]
         let loadStarted = SystemClock.now().instant
+        func unusable(_ error: DaemonError) -> DaemonError {
+            DaemonError(
+                error.code == .storeDamaged ? .storeDamaged : .storageFailed,
+                "cannot open the job store in \(stateDirectory): \(error.message). reqd left the file as it was; move it aside to start "
+                    + "with an empty store, or put back a copy")
+        }
         do {
             // Weak, here and for the executor: the loop holds both, so they must not hold it.
             let health = StoreHealthLog(logger: logger)
@@ -55,13 +60,9 @@ extension Daemon {
                 health.committed(failure: failure)
                 loop?.committedNow(tokens, failure: failure)
             }
-            records = try store.loadAll()
             parts.store = store
         } catch {
-            throw DaemonError(
-                error.code == .storeDamaged ? .storeDamaged : .storageFailed,
-                "cannot open the job store in \(stateDirectory): \(error.message). reqd left the file as it was; move it aside to start "
-                    + "with an empty store, or put back a copy")
+            throw unusable(error)
         }
         loop.attach(store: store)
         let executor: HTTPExecutor
@@ -91,15 +92,25 @@ extension Daemon {
         }
         parts.executor = executor
         loop.attach(executor: executor)
-        let restoreStarted = SystemClock.now().instant
-        loop.perform(.restore(records))
+        // This thread reads the rows while the scheduler's queue restores the chunks already read.
+        var rows = 0
+        do {
+            try store.load(chunkSize: 32_768) { chunk, total in
+                rows += chunk.count
+                loop.performSoon(.restoreChunk(chunk, expecting: total))
+            }
+        } catch {
+            throw unusable(error)
+        }
+        let read = SystemClock.now().instant
+        loop.perform(.restoreEnded)
         let restored = SystemClock.now().instant
         logger.info(
             "store opened",
             metadata: [
-                "store.path": "\(store.path)", "store.restored": "\(records.count)",
-                "store.read_ms": "\(restoreStarted.nanoseconds(since: loadStarted) / 1_000_000)",
-                "store.restore_ms": "\(restored.nanoseconds(since: restoreStarted) / 1_000_000)",
+                "store.path": "\(store.path)", "store.restored": "\(rows)",
+                "store.read_ms": "\(read.nanoseconds(since: loadStarted) / 1_000_000)",
+                "store.restore_ms": "\(restored.nanoseconds(since: loadStarted) / 1_000_000)",
             ])
 
         let activated = notifier.listenDescriptors()

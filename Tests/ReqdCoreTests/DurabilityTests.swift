@@ -89,6 +89,51 @@ struct DurabilityTests {
         #expect(h.armed == h.now.instant.advanced(by: 30 * second - 1 * ms))
     }
 
+    @Test(
+        "a restore in chunks read in any order ends as one at once: the newer active row with a key holds it; ended jobs leave in end order",
+        arguments: [false, true])
+    func restoreInChunks(chunked: Bool) {
+        var configuration = SchedulerConfiguration()
+        configuration.retentionNanos = 15 * second
+        var h = Harness(configuration: configuration)
+        let wall = h.now.wall.nanosecondsSinceEpoch
+        func record(_ id: String, key: String?, createdAgo: Int64, endedAgo: Int64? = nil) -> JobRecord {
+            JobRecord(
+                id: id, owner: 1000, kind: .countdown, state: endedAgo == nil ? .active : .expired, key: key, scope: nil,
+                createdAt: WallTime(nanosecondsSinceEpoch: wall - createdAgo), endedAt: endedAgo.map { WallTime(nanosecondsSinceEpoch: wall - $0) },
+                reason: nil, replacedBy: nil, deadline: WallTime(nanosecondsSinceEpoch: wall + 60 * second), tickNanos: second,
+                lateByNanos: nil)
+        }
+        // Each chunk in creation order, the chunks not: the newer row with key "k" is read first,
+        // and the job that ended last is read before the one that ended first.
+        let chunks = [
+            [record("cd_new", key: "k", createdAgo: 50 * second), record("cd_e1", key: nil, createdAgo: 40 * second, endedAgo: 10 * second)],
+            [record("cd_old", key: "k", createdAgo: 100 * second), record("cd_e2", key: nil, createdAgo: 90 * second, endedAgo: 20 * second)],
+        ]
+        if chunked {
+            for chunk in chunks {
+                let effects = h.handle(.restoreChunk(chunk, expecting: 4))
+                #expect(effects.arms.isEmpty && effects.events(.expired).isEmpty, "nothing is armed or fires before the last chunk")
+            }
+            #expect(!h.handle(.restoreEnded).arms.isEmpty)
+        } else {
+            h.handle(.restore(chunks.flatMap { $0 }))
+        }
+        func status(_ id: String) -> JobInfo? {
+            guard case .success(.job(let result)) = h.request(.status(StatusRequest(job: id))).replies.first?.result else { return nil }
+            return result.job
+        }
+        #expect(status("cd_new")?.state == .active)
+        #expect(status("cd_old")?.state == .cancelled)
+        #expect(status("cd_old")?.replacedBy == "cd_new")
+        h.handle(.timerFired)
+        #expect(status("cd_e2") == nil, "ended 20 s ago, past its 15 s of retention")
+        #expect(status("cd_e1")?.state == .expired)
+        h.advance(5 * second + 1 * ms)
+        h.handle(.timerFired)
+        #expect(status("cd_e1") == nil)
+    }
+
     @Test("a non-root caller sees and cancels only its own jobs; root sees all")
     func ownership() {
         var h = Harness()

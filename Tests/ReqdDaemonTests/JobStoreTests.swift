@@ -277,6 +277,24 @@ struct JobStoreTests {
         #expect(try store.loadAll() == [ended])
     }
 
+    @Test("rows are read in chunks of the size asked for, each with the count of all; empty stores give one empty chunk")
+    func chunks() throws {
+        let directory = TemporaryDirectory()
+        let store = try JobStore(directory: directory.path) { _, _ in }
+        var seen: [(ids: [String], total: Int)] = []
+        try store.load(chunkSize: 2) { chunk, total in seen.append((chunk.map(\.id), total)) }
+        #expect(seen.map(\.ids) == [[]] && seen.map(\.total) == [0])
+        var batch = StoreBatch()
+        batch.changes = (0..<5).map { .insert(record("cd_\($0)", key: nil)) }
+        store.submit(batch)
+        store.flush()
+        seen = []
+        try store.load(chunkSize: 2) { chunk, total in seen.append((chunk.map(\.id), total)) }
+        #expect(seen.map(\.ids.count) == [2, 2, 1])
+        #expect(Set(seen.flatMap(\.ids)) == Set((0..<5).map { "cd_\($0)" }))
+        #expect(seen.allSatisfy { $0.total == 5 })
+    }
+
     @Test("a version-1 file with a countdown migrates through every version and keeps its row")
     func fromVersion1() throws {
         let directory = TemporaryDirectory()

@@ -5,16 +5,19 @@ extension Scheduler {
     ///
     /// Deadlines that passed while the daemon was down are due at once and expire with `late_by`.
     /// Nothing starts here: every restored job waits for the timer's first fire, so a restart
-    /// with many jobs is one pass over the rows.
-    mutating func restore(_ records: [JobRecord], at now: ClockReading, into effects: inout [SchedulerEffect]) {
+    /// with many jobs is one pass over the rows. The rows may come in several calls, in any
+    /// order; `finishRestore` ends the restore, and until then no timer fires or is armed.
+    mutating func restore(_ records: [JobRecord], expecting total: Int, at now: ClockReading, into effects: inout [SchedulerEffect]) {
         // Sorted through indices: moving whole records while sorting a million of them was once the
         // largest cost of starting up.
         let order = records.indices.sorted { (records[$0].createdAt, records[$0].id) < (records[$1].createdAt, records[$1].id) }
-        table.reserve(for: records)
-        timers.reserveCapacity(timers.count + records.count)
-        // Ids are unique in the store, so only jobs already in memory can collide.
-        let checkCollisions = table.count > 0
-        var ended: [(Job, WallTime)] = []
+        if restoring == nil {
+            // Ids are unique in the store, so only jobs in memory before the restore can collide.
+            restoring = RestoreProgress(checkCollisions: table.count > 0)
+            table.reserve(for: records, scaledTo: total)
+            timers.reserveCapacity(timers.count + total)
+        }
+        let checkCollisions = restoring?.checkCollisions ?? true
         var tally = CountTally()
         for index in order {
             let record = records[index]
@@ -25,17 +28,33 @@ extension Scheduler {
             else { continue }
             if job.createdAt > lastCreatedAt { lastCreatedAt = job.createdAt }
             guard job.state == .active else {
-                ended.append((job, record.endedAt ?? record.createdAt))
+                restoring?.ended.append((job, record.endedAt ?? record.createdAt))
                 continue
             }
             if let key = job.key, let holder = table.claimKey(key, owner: job.owner, for: job.id) {
-                finish(holder, as: .cancelled, reason: .superseded, replacedBy: job.id, at: now, into: &effects)
+                // Two active rows with one key: the newer one holds it, whichever was read first.
+                if let held = table[holder], (held.createdAt, held.id) > (job.createdAt, job.id) {
+                    restoring?.superseded.append((job.id, holder))
+                    table.insertRestored(job, tally: &tally)
+                    continue
+                }
+                restoring?.superseded.append((holder, job.id))
                 table.assignKey(key, owner: job.owner, to: job.id)
             }
             table.insertRestored(job, tally: &tally)
             if let fire = plannedFire(of: job, at: now) { timers.set(.job(job.id), priority: fire) }
         }
+        tally.flush(to: &table)
+    }
+
+    /// Ends a restore: ended jobs join retention (or, as dead letters, the timer) in the order
+    /// they ended; then the rows that a newer row with their key superseded end, now.
+    mutating func finishRestore(at now: ClockReading, into effects: inout [SchedulerEffect]) {
+        guard let restored = restoring else { return }
+        restoring = nil
+        var ended = restored.ended
         ended.sort { ($0.1, $0.0.id) < ($1.1, $1.0.id) }
+        var tally = CountTally()
         for (job, endedAt) in ended {
             table.insertRestored(job, tally: &tally)
             if job.state == .dead {
@@ -45,6 +64,9 @@ extension Scheduler {
             }
         }
         tally.flush(to: &table)
+        for (job, newer) in restored.superseded {
+            finish(job, as: .cancelled, reason: .superseded, replacedBy: newer, at: now, into: &effects)
+        }
     }
 
     /// When a restored job first needs the timer.

@@ -55,6 +55,9 @@ public struct Scheduler: Sendable {
     /// the user's request slots, is late for another reason, and takes no catch-up slot.
     var startingOnTimer = false
 
+    /// A restore from the store in progress (`restoreChunk`).
+    var restoring: RestoreProgress?
+
     /// Tables shrinking after a burst, in slices on the timer.
     var shrinking = ShrinkPass()
 
@@ -122,7 +125,12 @@ public struct Scheduler: Sendable {
         case .commitCompleted(let token, let failure):
             completeCommit(token, failure: failure, at: now, into: &effects)
         case .restore(let records):
-            restore(records, at: now, into: &effects)
+            restore(records, expecting: records.count, at: now, into: &effects)
+            finishRestore(at: now, into: &effects)
+        case .restoreChunk(let records, let expecting):
+            restore(records, expecting: expecting, at: now, into: &effects)
+        case .restoreEnded:
+            finishRestore(at: now, into: &effects)
         case .reconfigure(let configuration):
             self.configuration = configuration
             limitsChanged()
@@ -156,6 +164,8 @@ public struct Scheduler: Sendable {
 
     /// Emits at most one `.arm` or `.disarm` per event: only when the earliest deadline moved.
     private mutating func updateTimer(into effects: inout [SchedulerEffect]) {
+        // A restore in chunks arms the timer once, at its end.
+        guard restoring == nil else { return }
         let next = timers.min?.priority
         guard next != armed else { return }
         armed = next
@@ -163,6 +173,8 @@ public struct Scheduler: Sendable {
     }
 
     private mutating func fireDueTimers(at now: ClockReading, into effects: inout [SchedulerEffect]) {
+        // Nothing starts before a restore has every row: a job read later may supersede it.
+        guard restoring == nil else { return }
         while let entry = timers.popMin(notAfter: now.instant) {
             switch entry.key {
             case .job(let id):

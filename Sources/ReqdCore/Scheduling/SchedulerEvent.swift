@@ -14,8 +14,14 @@ public enum SchedulerEvent: Sendable {
     case httpFinished(JobID, attempt: UInt32, HTTPOutcome)
     /// The store finished the batch that a `commitBarrier` closed: `nil` on success, else why it failed.
     case commitCompleted(CommitToken, failure: String?)
-    /// Jobs read from the store at start-up.
+    /// Jobs read from the store at start-up, all at once.
     case restore([JobRecord])
+    /// Some of the jobs read from the store at start-up, handed over as the store reads them, so
+    /// that reading and restoring overlap. `expecting` is how many rows the store holds in all;
+    /// `restoreEnded` follows the last chunk.
+    case restoreChunk([JobRecord], expecting: Int)
+    /// Every chunk has been handed over.
+    case restoreEnded
     /// A later turn for the lists in progress (`Scheduler.hasListsInProgress`).
     case continueLists
     /// A link, address or route changed: unreachable targets are worth a probe now.

@@ -167,6 +167,13 @@ public final class SchedulerLoop: @unchecked Sendable {
         queue.sync { turn([.event(event)]) }
     }
 
+    /// Runs an event on the queue without waiting for it: at start-up, one chunk of jobs is
+    /// restored there while this thread reads the next. A later `perform` runs after it.
+    public func performSoon(_ event: SchedulerEvent) {
+        dispatchPrecondition(condition: .notOnQueue(queue))
+        queue.async { self.turnOnQueue([.event(event)]) }
+    }
+
     /// The metrics in the Prometheus text format, with the gauges set from the scheduler's counts now.
     public func exposition() -> String {
         metrics.exposition(inspect { $0.gauges })

@@ -55,10 +55,30 @@ public final class JobStore: @unchecked Sendable {
 
     /// Reads every job row, for restoring at start-up.
     public func loadAll() throws(DaemonError) -> [JobRecord] {
-        let result = queue.sync { () -> Result<[JobRecord], DaemonError> in
-            var records: [JobRecord] = []
+        var records: [JobRecord] = []
+        try load(chunkSize: .max) { chunk, total in
+            records.reserveCapacity(total)
+            records += chunk
+        }
+        return records
+    }
+
+    /// Reads every job row in chunks of `chunkSize`, handing each to `each` with the count of rows
+    /// in all as soon as it is read, so the caller can restore one chunk while the next is read.
+    public func load(chunkSize: Int, _ each: ([JobRecord], _ total: Int) -> Void) throws(DaemonError) {
+        // The row callback is only called during `run`, never kept.
+        let failure = withoutActuallyEscaping(each) { each in queue.sync { () -> DaemonError? in
             do throws(DaemonError) {
-                records.reserveCapacity(Int(try database.scalar("SELECT count(*) FROM jobs")))
+                // Members first: each group's are applied over its row as the row is read.
+                var members: [String: [(index: Int, record: MemberRecord)]] = [:]
+                try database.run("SELECT job, idx, detail FROM group_members", []) { row in
+                    guard let id = row.text(0), let index = row.integer(1), let member = row.text(2).flatMap(Self.decodeMember)
+                    else { return }
+                    members[id, default: []].append((Int(index), member))
+                }
+                let total = Int(try database.scalar("SELECT count(*) FROM jobs"))
+                var chunk: [JobRecord] = []
+                chunk.reserveCapacity(min(chunkSize, total))
                 try database.run(
                     """
                     SELECT id, owner, kind, state, key, scope, created_ns, ended_ns, reason, replaced_by,
@@ -85,26 +105,22 @@ public final class JobStore: @unchecked Sendable {
                             lastStart: row.integer(19).map(WallTime.init(nanosecondsSinceEpoch:)))
                     }
                     if row.integer(20) == 1 { record.detail = Self.progressed(record.detail, kind: kind, row: row, from: 21) }
-                    records.append(record)
-                }
-                var members: [StoreChange] = []
-                try database.run("SELECT job, idx, detail FROM group_members", []) { row in
-                    guard let id = row.text(0), let index = row.integer(1), let member = row.text(2).flatMap(Self.decodeMember)
-                    else { return }
-                    members.append(.groupMember(id, index: Int(index), member))
-                }
-                if !members.isEmpty {
-                    let byID = Dictionary(uniqueKeysWithValues: records.enumerated().map { ($1.id, $0) })
-                    for member in members {
-                        if let position = byID[member.jobID] { _ = records[position].apply(member) }
+                    if kind == .group, let ended = members[id] {
+                        for member in ended { _ = record.apply(.groupMember(id, index: member.index, member.record)) }
+                    }
+                    chunk.append(record)
+                    if chunk.count >= chunkSize {
+                        each(chunk, total)
+                        chunk.removeAll(keepingCapacity: true)
                     }
                 }
+                if !chunk.isEmpty || total == 0 { each(chunk, total) }
             } catch {
-                return .failure(error)
+                return error
             }
-            return .success(records)
-        }
-        return try result.get()
+            return nil
+        } }
+        if let failure { throw failure }
     }
 
     /// Queues a batch for the next transaction.
