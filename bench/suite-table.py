@@ -34,6 +34,7 @@ rows = [
     ("HTTP drive rate, 10,000 poll jobs, against the bare client", cell("http", "/s"), "bare AsyncHTTPClient as reqd configures it, 64 loops " + cell("bare", "/s"), f"{ratio('http','bare'):.2f}", "≥ 0.8", ratio('http','bare') >= 0.8),
     ("HTTP drive rate, 50,000 submits, against the bare client", cell("submit", "/s"), "bare AsyncHTTPClient as reqd configures it, 64 loops " + cell("bare", "/s"), f"{ratio('submit','bare'):.2f}", "≥ 0.8", ratio('submit','bare') >= 0.8),
     ("memory per active countdown, 1M", cell("rss1000000", " B"), "Redis used_memory per key, 1M keys " + cell("redismem", " B"), f"{ratio('rss1000000','redismem'):.1f}×", "≤ 2×", ratio('rss1000000','redismem') <= 2),
+    ("RSS per ended, retained job at jobs.max_retained (100,000: countdowns, submits and polls alike)", cell("retained", " B"), "-", "-", "≤ 1,024 B", med("retained") <= 1024),
     ("RSS: idle, 1M active countdowns, 60 s after all cancelled and forgotten",
      f"{med('mem_IDLE_MB'):.0f}, {med('mem_PEAK_MB'):.0f}, " + cell("mem_AFTER_MB", " MB"), "-", "-",
      f"after ≤ 2× idle + 32 MB ({2 * med('mem_IDLE_MB') + 32:.0f} MB)", med("mem_AFTER_MB") <= 2 * med("mem_IDLE_MB") + 32),

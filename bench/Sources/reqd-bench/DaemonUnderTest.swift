@@ -6,6 +6,12 @@ final class DaemonUnderTest {
     let directory: String
     let socket: String
 
+    /// `REQD_BENCH_SET="http.threads=2 …"`: settings every daemon of the run gets last, for
+    /// trying a setting on any row.
+    static var settingsFromEnvironment: [String] {
+        (ProcessInfo.processInfo.environment["REQD_BENCH_SET"] ?? "").split(separator: " ").flatMap { ["--set", String($0)] }
+    }
+
     init(binary: String, extraArguments: [String] = []) throws {
         var template = Array("/tmp/reqd-bench-XXXXXX".utf8CString)
         directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
@@ -14,7 +20,7 @@ final class DaemonUnderTest {
         process.arguments = [
             "--socket", socket, "--state-dir", directory + "/state", "--log-level", daemonLogLevel, "--log-target", "stderr",
             "--set", "jobs.max_retained=2000000", "--set", "jobs.max_active=5000000",
-        ] + BenchLimits.arguments(for: binary) + extraArguments
+        ] + BenchLimits.arguments(for: binary) + extraArguments + Self.settingsFromEnvironment
         try process.run()
         for _ in 0..<300 {
             if (try? BenchSocket(path: socket)) != nil { return }

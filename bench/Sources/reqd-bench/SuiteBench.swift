@@ -21,6 +21,10 @@ import ReqdProtocol
 ///   suite restart --count N        start to READY=1 with N persisted countdowns
 ///                                  [--keep-state DIR: leave a copy of the filled store there]
 ///   suite submit --url URL [--count N]   requests/s that N ephemeral submits drive to URL
+///   suite retained --url URL [--count N] [--kind K]   RSS per ended, retained job: N durable
+///                                  jobs (default 100,000, the default jobs.max_retained), a third
+///                                  each of countdowns, submits and polls to URL, all ended and
+///                                  kept; with --kind countdown|submit|poll, only that kind
 func suiteBench() {
     do {
         let clients = Int(option("--clients") ?? "") ?? 1
@@ -53,6 +57,12 @@ func suiteBench() {
         case "submit":
             guard let url = option("--url") else { throw BenchError("give --url http://127.0.0.1:PORT/PATH") }
             try submitDriveRate(url: url, count: count)
+        case "retained":
+            guard let url = option("--url") else { throw BenchError("give --url http://127.0.0.1:PORT/PATH") }
+            let kinds = ["countdown", "submit", "poll"]
+            let only = option("--kind")
+            guard only.map(kinds.contains) ?? true else { throw BenchError("--kind takes countdown, submit or poll") }
+            try retainedMemory(url: url, count: count, kinds: only.flatMap(kinds.firstIndex(of:)).map { [$0] } ?? [0, 1, 2])
         default:
             throw BenchError("suite: unknown measurement '\(arguments.dropFirst(2).first ?? "")'")
         }
@@ -257,6 +267,47 @@ private func restartToReady(count: Int, keepingStateIn copy: String? = nil) thro
         if String(decoding: buffer[..<received], as: UTF8.self).split(separator: "\n").contains("READY=1") { break }
     }
     print(String(format: "READY_SECONDS=%.3f", now() - start))
+}
+
+/// RSS above the idle daemon per ended job it keeps, at `count` retained jobs: a third each of
+/// countdowns (1 ms), submits (`max_attempts` 1) and polls whose condition holds on the first
+/// answer, all durable, to `url` (bench/nginx.sh's 48-byte JSON file), each with its own query.
+/// Each submit and poll keeps that answer as its result.
+private func retainedMemory(url: String, count: Int, kinds: [Int]) throws {
+    let daemon = try DaemonUnderTest(
+        binary: reqdPath, extraArguments: ["--set", "jobs.max_retained=\(count)", "--set", "http.max_connections_per_host=64"])
+    defer { daemon.stop() }
+    usleep(500_000)
+    let idle = daemon.residentBytes
+    let start = now()
+    try pipeline(socket: daemon.socket, count: count, connections: 4) { index, _, _ in
+        switch kinds[index % kinds.count] {
+        case 0: "\"op\":\"register-countdown\",\"duration_ms\":1"
+        case 1: "\"op\":\"submit\",\"url\":\"\(url)?s=\(index)\",\"max_attempts\":1"
+        default: "\"op\":\"register-poll\",\"url\":\"\(url)?p=\(index)\",\"every_ms\":1000,\"until\":\"/state == \\\"running\\\"\""
+        }
+    }
+    let status = try BenchSocket(path: daemon.socket)
+    var ended: [String: [String: Int]] = [:]
+    while true {
+        try status.write(line("{\"id\":1,\"op\":\"status\"}"))
+        guard let object = try JSONSerialization.jsonObject(with: Data(try status.readLine())) as? [String: Any],
+            let jobs = (object["result"] as? [String: Any])?["jobs"] as? [String: [String: Int]]
+        else { throw BenchError("status failed") }
+        if jobs.values.allSatisfy({ ($0["active"] ?? 0) == 0 }) {
+            ended = jobs
+            break
+        }
+        guard now() - start < 300 else { throw BenchError("the jobs did not end within 300 s: \(jobs)") }
+        usleep(100_000)
+    }
+    let kept = ended.values.flatMap(\.values).reduce(0, +)
+    guard kept == count else { throw BenchError("\(kept) of \(count) jobs are kept: \(ended)") }
+    let failed = ended.values.flatMap { $0.filter { $0.key != "succeeded" && $0.key != "expired" }.values }.reduce(0, +)
+    guard failed == 0 else { throw BenchError("\(failed) jobs did not succeed: \(ended)") }
+    usleep(2_000_000)
+    print("RETAINED=\(kept)")
+    print("RSS_PER_RETAINED_JOB=\((daemon.residentBytes - idle) / count)")
 }
 
 /// Submits `count` ephemeral request jobs to `url` (each with its own query, so none is
