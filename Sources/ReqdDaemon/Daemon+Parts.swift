@@ -92,12 +92,15 @@ extension Daemon {
         }
         parts.executor = executor
         loop.attach(executor: executor)
-        // This thread reads the rows while the scheduler's queue restores the chunks already read.
+        // This thread reads the rows and makes them jobs while the scheduler's queue files the
+        // jobs of the chunks before. One clock reading serves every chunk.
         var rows = 0
+        let readingStarted = SystemClock.now()
         do {
             try store.load(chunkSize: 32_768) { chunk, total in
                 rows += chunk.count
-                loop.performSoon(.restoreChunk(chunk, expecting: total))
+                loop.performSoon(
+                    .restoreChunk(RestoreChunk(chunk, expecting: total, at: readingStarted, configuration: configuration.scheduler)))
             }
         } catch {
             throw unusable(error)

@@ -112,7 +112,7 @@ struct DurabilityTests {
         ]
         if chunked {
             for chunk in chunks {
-                let effects = h.handle(.restoreChunk(chunk, expecting: 4))
+                let effects = h.handle(.restoreChunk(RestoreChunk(chunk, expecting: 4, at: h.now, configuration: configuration)))
                 #expect(effects.arms.isEmpty && effects.events(.expired).isEmpty, "nothing is armed or fires before the last chunk")
             }
             #expect(!h.handle(.restoreEnded).arms.isEmpty)

@@ -2,17 +2,17 @@ import ReqdProtocol
 
 /// Bulk loading at start-up, where a million jobs in a row make every hash lookup count.
 extension JobTable {
-    /// Makes room at once for `total` jobs shaped like `records` (the first of the chunks a restore
+    /// Makes room at once for `total` jobs shaped like `jobs` (the first of the chunks a restore
     /// reads), so a bulk load does not grow the tables step by step.
-    mutating func reserve(for records: [JobRecord], scaledTo total: Int) {
+    mutating func reserve(for jobs: some Collection<Job>, scaledTo total: Int) {
         var kinds: [JobKind: Int] = [:]
         var keys = 0
-        for record in records {
-            kinds[record.kind, default: 0] += 1
-            if record.key != nil { keys += 1 }
+        for job in jobs {
+            kinds[job.kind, default: 0] += 1
+            if job.key != nil { keys += 1 }
         }
-        if total > records.count, !records.isEmpty {
-            let scale = Double(total) / Double(records.count)
+        if total > jobs.count, !jobs.isEmpty {
+            let scale = Double(total) / Double(jobs.count)
             for (kind, count) in kinds { kinds[kind] = Int((Double(count) * scale).rounded(.up)) }
             keys = Int((Double(keys) * scale).rounded(.up))
         }

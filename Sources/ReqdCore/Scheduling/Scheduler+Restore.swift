@@ -7,28 +7,20 @@ extension Scheduler {
     /// Nothing starts here: every restored job waits for the timer's first fire, so a restart
     /// with many jobs is one pass over the rows. The rows may come in several calls, in any
     /// order; `finishRestore` ends the restore, and until then no timer fires or is armed.
-    mutating func restore(_ records: [JobRecord], expecting total: Int, at now: ClockReading, into effects: inout [SchedulerEffect]) {
-        // Sorted through indices: moving whole records while sorting a million of them was once the
-        // largest cost of starting up.
-        let order = records.indices.sorted { (records[$0].createdAt, records[$0].id) < (records[$1].createdAt, records[$1].id) }
+    mutating func restore(_ chunk: RestoreChunk, at now: ClockReading, into effects: inout [SchedulerEffect]) {
         if restoring == nil {
             // Ids are unique in the store, so only jobs in memory before the restore can collide.
             restoring = RestoreProgress(checkCollisions: table.count > 0)
-            table.reserve(for: records, scaledTo: total)
-            timers.reserveCapacity(timers.count + total)
+            table.reserve(for: chunk.jobs.lazy.map(\.job), scaledTo: chunk.expecting)
+            timers.reserveCapacity(timers.count + chunk.expecting)
         }
         let checkCollisions = restoring?.checkCollisions ?? true
         var tally = CountTally()
-        for index in order {
-            let record = records[index]
-            if checkCollisions, table[JobID(record.id)] != nil { continue }
-            // An id names its kind; a row whose id does not was not written by reqd.
-            guard JobID(record.id).kind == record.kind,
-                let job = Job(record, at: now, maxPollBackoff: configuration.maxPollBackoffNanos)
-            else { continue }
+        for (job, endedAt) in chunk.jobs {
+            if checkCollisions, table[job.id] != nil { continue }
             if job.createdAt > lastCreatedAt { lastCreatedAt = job.createdAt }
-            guard job.state == .active else {
-                restoring?.ended.append((job, record.endedAt ?? record.createdAt))
+            if let endedAt {
+                restoring?.ended.append((job, endedAt))
                 continue
             }
             if let key = job.key, let holder = table.claimKey(key, owner: job.owner, for: job.id) {

@@ -125,10 +125,10 @@ public struct Scheduler: Sendable {
         case .commitCompleted(let token, let failure):
             completeCommit(token, failure: failure, at: now, into: &effects)
         case .restore(let records):
-            restore(records, expecting: records.count, at: now, into: &effects)
+            restore(RestoreChunk(records, expecting: records.count, at: now, configuration: configuration), at: now, into: &effects)
             finishRestore(at: now, into: &effects)
-        case .restoreChunk(let records, let expecting):
-            restore(records, expecting: expecting, at: now, into: &effects)
+        case .restoreChunk(let chunk):
+            restore(chunk, at: now, into: &effects)
         case .restoreEnded:
             finishRestore(at: now, into: &effects)
         case .reconfigure(let configuration):

@@ -17,9 +17,8 @@ public enum SchedulerEvent: Sendable {
     /// Jobs read from the store at start-up, all at once.
     case restore([JobRecord])
     /// Some of the jobs read from the store at start-up, handed over as the store reads them, so
-    /// that reading and restoring overlap. `expecting` is how many rows the store holds in all;
-    /// `restoreEnded` follows the last chunk.
-    case restoreChunk([JobRecord], expecting: Int)
+    /// that reading and restoring overlap; `restoreEnded` follows the last chunk.
+    case restoreChunk(RestoreChunk)
     /// Every chunk has been handed over.
     case restoreEnded
     /// A later turn for the lists in progress (`Scheduler.hasListsInProgress`).
