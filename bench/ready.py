@@ -4,7 +4,8 @@
 Usage: bench/ready.py REQD STATE_DIR WORK_DIR
 Copies STATE_DIR to WORK_DIR (removing what was there), starts REQD on it with NOTIFY_SOCKET set,
 waits for READY=1 (at most 120 s), stops it with SIGTERM, and prints the seconds to READY=1 and the
-store.read_ms and store.restore_ms of its "store opened" line. Alternate two builds on one state
+store.read_ms and store.restore_ms of its "store opened" line. Builds that restore while they read
+log store.restored_ms instead, counted from opening the store as store.read_ms is. Alternate two builds on one state
 directory to compare their restores without each build's own fill in between.
 """
 import os, re, shutil, signal, socket, subprocess, sys, time
@@ -26,6 +27,6 @@ while "READY=1" not in listener.recv(4096).decode():
 ready = time.monotonic() - start
 daemon.send_signal(signal.SIGTERM)
 _, log = daemon.communicate(timeout=60)
-opened = re.search(r"store\.read_ms=(\d+).*store\.restore_ms=(\d+)", log)
+opened = re.search(r"store\.read_ms=(\d+).*store\.restored?_ms=(\d+)", log)
 print(f"{ready:.2f}", *(opened.groups() if opened else ("-", "-")))
 shutil.rmtree(work, ignore_errors=True)

@@ -113,7 +113,7 @@ extension Daemon {
             metadata: [
                 "store.path": "\(store.path)", "store.restored": "\(rows)",
                 "store.read_ms": "\(read.nanoseconds(since: loadStarted) / 1_000_000)",
-                "store.restore_ms": "\(restored.nanoseconds(since: loadStarted) / 1_000_000)",
+                "store.restored_ms": "\(restored.nanoseconds(since: loadStarted) / 1_000_000)",
             ])
 
         let activated = notifier.listenDescriptors()

@@ -13,7 +13,7 @@ private let reply = PendingCommit.reply(ConnectionID(1), .number(9), .success(.u
 private func started(_ pending: PendingCommit?) -> JobID? {
     switch pending {
     case .registration(let job, _, _, _), .spawn(let job): job.id
-    case .reply, .duplicate, nil: nil
+    case .reply, .duplicate, .stored, nil: nil
     }
 }
 

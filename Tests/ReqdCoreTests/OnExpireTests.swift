@@ -46,6 +46,33 @@ struct OnExpireTests {
         #expect(h.scheduler.table.headers { $0.kind == .request }.count == 1)
     }
 
+    @Test("a request job started although its insert failed is written whole at its next write, until that commits")
+    func unstoredSpawnWrittenWhole() throws {
+        var h = Harness()
+        h.autoCommit = false
+        _ = h.request(.registerCountdown(spec()))
+        _ = h.handle(.commitCompleted(h.pendingBarriers.removeFirst(), failure: nil))
+        let expired = h.fireAtArmedDeadline()
+        let spawned = try #require(expired.events(.expired).first?.spawned)
+        let started = h.handle(.commitCompleted(h.pendingBarriers.removeFirst(), failure: "disk I/O error"))
+        let send = try #require(started.sends.first, "started even though its row was not written")
+        #expect(h.scheduler.commits.isUnstored(JobID(spawned)))
+        func answer(_ send: HTTPSend, _ status: Int) -> [SchedulerEffect] {
+            h.handle(.httpFinished(send.job, attempt: send.attempt, .response(HTTPAnswer(status: status))))
+        }
+        // A 503 plans a retry: the write is the whole row, and it fails too.
+        let retrying = answer(send, 503)
+        #expect(retrying.contains { if case .persist(.insert(let record)) = $0 { record.id == spawned } else { false } })
+        _ = h.handle(.commitCompleted(h.pendingBarriers.removeFirst(), failure: "disk I/O error"))
+        // The next attempt succeeds; its end is the whole row again, and this time it commits.
+        let retry = try #require(h.fireAtArmedDeadline().sends.first)
+        let succeeded = answer(retry, 200)
+        #expect(succeeded.contains { if case .persist(.insert(let record)) = $0 { record.id == spawned } else { false } })
+        _ = h.handle(.commitCompleted(h.pendingBarriers.removeFirst(), failure: nil))
+        #expect(h.storedRecords.first { $0.id == spawned }?.state == .succeeded)
+        #expect(!h.scheduler.commits.isUnstored(JobID(spawned)), "once the row is on disk, writes are column updates again")
+    }
+
     @Test("a cancelled countdown never sends its on_expire request")
     func neverAfterCancel() {
         var h = Harness()

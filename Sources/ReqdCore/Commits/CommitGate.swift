@@ -9,6 +9,17 @@ struct CommitGate: Sendable {
     private var nextToken: UInt64 = 1
     private var staged = ShardedDictionary<JobID, Job>()
     private var stagedByOwner: [UInt32: Int] = [:]
+    /// Request jobs that another job's end started although their insert failed: each of their
+    /// writes is a whole row again, until one commits, since an update would find no row.
+    private var unstored: Set<JobID> = []
+
+    /// Whether `id`'s row may be missing from the store.
+    func isUnstored(_ id: JobID) -> Bool { !unstored.isEmpty && unstored.contains(id) }
+
+    /// Notes that `id` runs without a row, or (false) that its row is on disk or no longer needed.
+    mutating func setUnstored(_ id: JobID, _ missing: Bool) {
+        if missing { unstored.insert(id) } else if !unstored.isEmpty { unstored.remove(id) }
+    }
 
     /// Durable jobs written and not yet committed.
     var stagedCount: Int { staged.count }
@@ -43,7 +54,7 @@ struct CommitGate: Sendable {
         switch then {
         case .registration(let job, _, _, _), .spawn(let job):
             if staged.removeValue(forKey: job.id) != nil { stagedByOwner.countDown(job.owner) }
-        case .reply, .duplicate: break
+        case .reply, .duplicate, .stored: break
         }
         return then
     }
@@ -51,6 +62,6 @@ struct CommitGate: Sendable {
 
 extension CommitGate: Shrinking {
     mutating func shrink(_ budget: inout ShrinkBudget) -> Bool {
-        pending.shrink(&budget) && staged.shrink(&budget) && stagedByOwner.shrink(&budget)
+        pending.shrink(&budget) && staged.shrink(&budget) && stagedByOwner.shrink(&budget) && unstored.shrink(&budget)
     }
 }

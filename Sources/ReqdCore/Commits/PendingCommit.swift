@@ -10,4 +10,7 @@ enum PendingCommit: Sendable {
     case spawn(Job)
     /// A `submit` deduplicated onto a job that was still waiting for its own commit.
     case duplicate(ConnectionID, RequestID, JobID, follow: Bool)
+    /// A whole row written again for a job whose first insert failed; once it commits, the job's
+    /// later writes update columns again.
+    case stored(JobID)
 }

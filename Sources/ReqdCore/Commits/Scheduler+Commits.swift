@@ -1,6 +1,17 @@
 import ReqdProtocol
 
 extension Scheduler {
+    /// Writes what changed of a durable job after a retry or its end: its changing columns, or
+    /// its whole row while an earlier insert of it has not committed.
+    mutating func persistProgress(of job: Job, at now: ClockReading, into effects: inout [SchedulerEffect]) {
+        guard commits.isUnstored(job.id) else {
+            effects.append(.persist(.progress(job.id.rawValue, JobProgress(job, at: now))))
+            return
+        }
+        effects.append(.persist(.insert(JobRecord(job, at: now))))
+        effects.append(.commitBarrier(commits.barrier(.stored(job.id))))
+    }
+
     /// Finishes what waited for a commit: starts staged jobs and sends held replies, or refuses
     /// them. A reply whose connection closed meanwhile is not sent; the job it reports still starts.
     mutating func completeCommit(_ token: CommitToken, failure: String?, at now: ClockReading, into effects: inout [SchedulerEffect]) {
@@ -22,9 +33,16 @@ extension Scheduler {
             }
         case .spawn(let job):
             // Started even when the write failed: a request sent without a row can only be sent
-            // again after a restart (the parent ends again), never lost.
-            if let failure { effects.append(.debug(job.id, "the request job was not stored: \(failure)")) }
+            // again after a restart (the parent ends again), never lost. Its next write is its
+            // whole row again.
+            if let failure {
+                effects.append(.debug(job.id, "the request job was not stored: \(failure)"))
+                commits.setUnstored(job.id, true)
+            }
             activate(job, follower: nil, at: now, into: &effects)
+            return
+        case .stored(let id):
+            if failure == nil { commits.setUnstored(id, false) }
             return
         case .duplicate(let connection, let requestID, let id, let follow):
             if failure == nil, let job = job(id) {

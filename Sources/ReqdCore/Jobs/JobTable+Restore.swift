@@ -25,13 +25,14 @@ extension JobTable {
     }
 
     /// Claims `key` for a restored active job, in one lookup when it is free, as it almost always
-    /// is; returns the other active job that held it, which the caller must end first.
+    /// is; returns the other active job that held it: the caller decides which of the two is
+    /// superseded, and ends it when the restore ends.
     mutating func claimKey(_ key: String, owner: UInt32, for id: JobID) -> JobID? {
         let holder = activeByKey.claim(OwnedKey(owner: owner, key: key), default: id)
         return holder == id ? nil : holder
     }
 
-    /// Gives `key` to a restored job once its previous holder has ended.
+    /// Gives `key` to a restored job whose previous holder is superseded.
     mutating func assignKey(_ key: String, owner: UInt32, to id: JobID) {
         activeByKey[OwnedKey(owner: owner, key: key)] = id
     }

@@ -86,7 +86,7 @@ extension Scheduler {
         advance(id, at: now, into: &effects)
         let result = Result<ReplyBody, SchedulerError>.success(.job(JobResult(job: JobInfo(job, at: now))))
         guard job.durable else { return result }
-        effects.append(.persist(.progress(id.rawValue, JobProgress(job, at: now))))
+        persistProgress(of: job, at: now, into: &effects)
         effects.append(.commitBarrier(commits.barrier(.reply(connection, requestID, result))))
         return nil
     }

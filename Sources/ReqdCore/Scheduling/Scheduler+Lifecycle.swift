@@ -176,7 +176,7 @@ extension Scheduler {
             }
         }
         if ended.durable {
-            effects.append(.persist(.progress(id.rawValue, JobProgress(ended, at: now))))
+            persistProgress(of: ended, at: now, into: &effects)
         }
         if state == .dead {
             // Dead letters are kept longer, and leave through the one timer.
@@ -189,6 +189,7 @@ extension Scheduler {
     /// Removes an ended job from memory and from the store.
     mutating func forget(_ id: JobID, into effects: inout [SchedulerEffect]) {
         guard let header = table.remove(id) else { return }
+        commits.setUnstored(id, false)
         shrinking.removed()
         timers.remove(.job(id))
         if header.durable { effects.append(.persist(.delete(id.rawValue))) }

@@ -145,7 +145,7 @@ extension Scheduler {
             for persist in action.persist {
                 switch persist {
                 case .progress:
-                    if let job = job(id) { effects.append(.persist(.progress(id.rawValue, JobProgress(job, at: now)))) }
+                    if let job = job(id) { persistProgress(of: job, at: now, into: &effects) }
                 case .pollCounters:
                     if let poll = table.polls[id]?.machine { effects.append(.persist(.pollCounters(id.rawValue, PollCounters(poll, at: now)))) }
                 case .member(let index):

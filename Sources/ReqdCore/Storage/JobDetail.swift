@@ -1,6 +1,8 @@
 import ReqdProtocol
 
-/// The kind-specific part of a stored job that has no column of its own; the store keeps it as JSON.
+/// The kind-specific part of a stored job, as JSON in its row's `detail`. The parts that change
+/// after the insert (the answer, the error, the spawned job, the counters) also have columns of
+/// their own, which hold over this once a retry or an end has written them (`JobProgress`).
 public struct JobDetail: Sendable, Hashable, Codable {
     /// A poll job's settings and counters.
     public var poll: PollRecord?
