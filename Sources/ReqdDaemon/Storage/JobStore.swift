@@ -104,7 +104,15 @@ public final class JobStore: @unchecked Sendable {
                             lastStatus: row.integer(17).map { Int($0) }, lastError: row.text(18),
                             lastStart: row.integer(19).map(WallTime.init(nanosecondsSinceEpoch:)))
                     }
-                    if row.integer(20) == 1 { record.detail = Self.progressed(record.detail, kind: kind, row: row, from: 21) }
+                    if row.integer(20) == 1 {
+                        // The changing columns hold over the detail, as a `.progress` wrote them.
+                        var progress = record.progress
+                        progress.result = row.text(21).flatMap { try? JSONDecoder().decode(HTTPResult.self, from: Data($0.utf8)) }
+                        progress.error = row.text(22)
+                        progress.spawned = row.text(23)
+                        if let counters = Self.counters(row.text(24), of: kind) { progress.counters = counters }
+                        record.apply(progress)
+                    }
                     if kind == .group, let ended = members[id] {
                         for member in ended { _ = record.apply(.groupMember(id, index: member.index, member.record)) }
                     }
@@ -277,23 +285,14 @@ public final class JobStore: @unchecked Sendable {
         try? JSONDecoder().decode(MemberRecord.self, from: Data(text.utf8))
     }
 
-    /// `detail` with the changing columns read from `row`, starting at column `first`, over it.
-    private static func progressed(_ detail: JobDetail, kind: JobKind, row: SQLiteDatabase.Row, from first: Int32) -> JobDetail {
-        var detail = detail
-        detail.result = row.text(first).flatMap { try? JSONDecoder().decode(HTTPResult.self, from: Data($0.utf8)) }
-        detail.error = row.text(first + 1)
-        detail.spawned = row.text(first + 2)
-        if let counters = row.text(first + 3).map({ Data($0.utf8) }) {
-            switch kind {
-            case .request:
-                if let decoded = try? JSONDecoder().decode(DeliveryCounters.self, from: counters) { detail.request?.counters = decoded }
-            case .group:
-                if let decoded = try? JSONDecoder().decode(GroupCounters.self, from: counters) { detail.group?.counters = decoded }
-            case .countdown, .poll:
-                break
-            }
+    /// The `counters` column read back as its kind's counters; nil when empty or unreadable.
+    private static func counters(_ text: String?, of kind: JobKind) -> JobProgress.Counters? {
+        guard let data = text.map({ Data($0.utf8) }) else { return nil }
+        switch kind {
+        case .request: return (try? JSONDecoder().decode(DeliveryCounters.self, from: data)).map(JobProgress.Counters.delivery)
+        case .group: return (try? JSONDecoder().decode(GroupCounters.self, from: data)).map(JobProgress.Counters.group)
+        case .countdown, .poll: return nil
         }
-        return detail
     }
 
     private static func decodeDetail(_ text: String?) -> JobDetail {
