@@ -33,6 +33,7 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]
         ),
         .target(name: "ReqdProtocol"),
+        .target(name: "ReqdCalendar"),
         .target(name: "ReqdCore", dependencies: ["ReqdProtocol"]),
         .target(
             name: "ReqdDaemon",
@@ -68,7 +69,7 @@ let package = Package(
         .executableTarget(
             name: "reqd-client",
             dependencies: [
-                "ReqdProtocol",
+                "ReqdProtocol", "ReqdCalendar",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -85,6 +86,7 @@ let package = Package(
         ),
         .testTarget(name: "ReqdCoreTests", dependencies: ["ReqdCore", "ReqdProtocol"]),
         .testTarget(name: "ReqdProtocolTests", dependencies: ["ReqdProtocol"]),
+        .testTarget(name: "ReqdCalendarTests", dependencies: ["ReqdCalendar"]),
         .testTarget(
             name: "ReqdDaemonTests",
             dependencies: [

@@ -33,6 +33,8 @@ struct ReqdClient: ParsableCommand {
               reqd-client wait JOB_ID --timeout 5m
               # Watch the daemon live, full screen (q quits)
               reqd-client top --interval 2s
+              # When a calendar expression next elapses, DST included (no daemon needed)
+              reqd-client calendar 'Mon..Fri 09:00 Europe/Berlin' --iterations 3
               # The counters and histograms a Prometheus server would scrape
               reqd-client metrics | grep reqd_http_responses_total
 
@@ -43,7 +45,7 @@ struct ReqdClient: ParsableCommand {
         version: ProtocolInfo.softwareVersion,
         subcommands: [
             RegisterCountdown.self, RegisterPoll.self, Submit.self, Group.self, Retry.self, Delete.self, Cancel.self, Status.self,
-            List.self, Watch.self, Wait.self, MetricsCommand.self, Top.self,
+            List.self, Watch.self, Wait.self, MetricsCommand.self, Top.self, CalendarCommand.self,
         ])
 
     @OptionGroup var global: GlobalOptions
