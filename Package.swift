@@ -34,7 +34,7 @@ let package = Package(
         ),
         .target(name: "ReqdProtocol"),
         .target(name: "ReqdCalendar"),
-        .target(name: "ReqdCore", dependencies: ["ReqdProtocol"]),
+        .target(name: "ReqdCore", dependencies: ["ReqdProtocol", "ReqdCalendar"]),
         .target(
             name: "ReqdDaemon",
             dependencies: [
@@ -84,7 +84,7 @@ let package = Package(
             ],
             path: "bench/Sources/reqd-bench"
         ),
-        .testTarget(name: "ReqdCoreTests", dependencies: ["ReqdCore", "ReqdProtocol"]),
+        .testTarget(name: "ReqdCoreTests", dependencies: ["ReqdCore", "ReqdProtocol", "ReqdCalendar"]),
         .testTarget(name: "ReqdProtocolTests", dependencies: ["ReqdProtocol"]),
         .testTarget(name: "ReqdCalendarTests", dependencies: ["ReqdCalendar"]),
         .testTarget(

@@ -14,7 +14,8 @@ extension Int {
 }
 
 extension Int64 {
-    func floorDivided(by divisor: Int64) -> Int64 {
+    /// The quotient rounded towards minus infinity, as a calendar needs for times before the epoch.
+    public func floorDivided(by divisor: Int64) -> Int64 {
         let quotient = self / divisor
         return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
     }

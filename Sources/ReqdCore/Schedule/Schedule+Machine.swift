@@ -1,0 +1,108 @@
+import ReqdProtocol
+
+/// A schedule's timing: planning elapses, handling them when the timer fires, and its runs.
+extension Schedule {
+    /// How many due elapses are counted at most after a long downtime.
+    static let countLimit = 100_000
+
+    /// Plans the first elapse strictly after `time`, with its delay.
+    mutating func plan(after time: WallTime, id: JobID, random: inout RandomSource) {
+        due = rule.next(after: time)
+        guard randomizedDelay > 0 else {
+            delay = 0
+            return
+        }
+        if fixedDelay {
+            // FNV-1a of the id: the same offset for every elapse and after every restart.
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in id.rawValue.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+            delay = Int64(hash % UInt64(randomizedDelay + 1))
+        } else {
+            delay = Int64(random.unit() * Double(randomizedDelay))
+        }
+    }
+
+    /// When the timer should fire, on the boot-time clock, as of `now`; nil while paused or done.
+    func fireInstant(at now: ClockReading) -> Instant? {
+        guard !paused, let due else { return nil }
+        return now.instant(at: WallTime(nanosecondsSinceEpoch: due.nanosecondsSinceEpoch + delay))
+    }
+
+    /// Handles the timer: the elapse (or the several a downtime passed) and what it starts, then
+    /// the next elapse, strictly in the future, so a schedule never fires a burst.
+    mutating func timerFired(at now: ClockReading, id: JobID, random: inout RandomSource) -> ScheduleFiring {
+        guard !paused, let due else { return .idle }
+        let fireAt = WallTime(nanosecondsSinceEpoch: due.nanosecondsSinceEpoch + delay)
+        guard now.wall >= fireAt else { return .early }
+        let lateBy = now.wall.nanosecondsSinceEpoch - fireAt.nanosecondsSinceEpoch
+        let count = rule.count(from: due, through: now.wall, limit: Self.countLimit)
+        let overdue = count > 1 || lateBy > CatchupPacer.overdueAfter
+        lastElapse = due
+        lastLateBy = lateBy
+        plan(after: now.wall, id: id, random: &random)
+        if overdue, catchUp == .none {
+            missed += count
+            return .missed(count: count, lateBy: lateBy)
+        }
+        let passed = count - 1
+        missed += passed
+        guard request != nil else {
+            runs += 1
+            return .elapsed(lateBy: lateBy, missed: passed)
+        }
+        guard let running else {
+            runs += 1
+            return .run(lateBy: lateBy, missed: passed, replacing: nil)
+        }
+        switch overlap {
+        case .skip:
+            skipped += 1
+            return .skipped(lateBy: lateBy)
+        case .queue:
+            if queued { skipped += 1 } else { queued = true }
+            return .queued(lateBy: lateBy)
+        case .replace:
+            runs += 1
+            return .run(lateBy: lateBy, missed: passed, replacing: running)
+        }
+    }
+
+    /// Records the request job a run started.
+    mutating func runStarted(_ job: JobID) {
+        running = job
+        lastRun = job
+    }
+
+    /// A run's request job ended; true when a queued run should start now.
+    mutating func runEnded(_ job: JobID, as state: JobState) -> Bool {
+        if lastRun == job { lastOutcome = state }
+        guard running == job else { return false }
+        running = nil
+        guard queued else { return false }
+        queued = false
+        runs += 1
+        return true
+    }
+
+    /// Stops elapses until `resume`; a run in flight goes on.
+    mutating func pause() {
+        paused = true
+        queued = false
+    }
+
+    /// Goes on from the next elapse after `now`: what passed while paused is neither run nor missed.
+    mutating func resume(at now: ClockReading, id: JobID, random: inout RandomSource) {
+        guard paused else { return }
+        paused = false
+        plan(after: now.wall, id: id, random: &random)
+    }
+
+    /// The wall clock was stepped, or the zone's rules changed: plans the pending elapse again.
+    /// An elapse the step left in the past stays, and fires as overdue; one the step moved
+    /// further away is replaced by the first after now that follows the last one handled.
+    mutating func replan(at now: ClockReading, id: JobID, random: inout RandomSource) {
+        guard !paused, let due, due > now.wall else { return }
+        let after = max(now.wall, lastElapse ?? now.wall)
+        plan(after: after, id: id, random: &random)
+    }
+}
