@@ -38,7 +38,7 @@ let package = Package(
         .target(
             name: "ReqdDaemon",
             dependencies: [
-                "ReqdCore", "ReqdProtocol", "CSystemd", "CSQLite",
+                "ReqdCore", "ReqdProtocol", "ReqdCalendar", "CSystemd", "CSQLite",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

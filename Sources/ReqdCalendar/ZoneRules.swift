@@ -100,3 +100,10 @@ public struct ZoneRules: Hashable, Sendable {
         CivilTime.date(fromDays: Int(seconds.floorDivided(by: 86_400))).year
     }
 }
+
+extension ZoneRules {
+    /// The same rules under another name.
+    public func renamed(_ name: String) -> ZoneRules {
+        ZoneRules(name: name, transitions: transitions, initial: initial, rule: rule)
+    }
+}

@@ -100,7 +100,9 @@ extension Daemon {
             try store.load(chunkSize: 32_768) { chunk, total in
                 rows += chunk.count
                 loop.performSoon(
-                    .restoreChunk(RestoreChunk(chunk, expecting: total, at: readingStarted, configuration: configuration.scheduler)))
+                    .restoreChunk(
+                        RestoreChunk(
+                            chunk, expecting: total, at: readingStarted, configuration: configuration.scheduler, zones: loop.zones.provider)))
             }
         } catch {
             throw unusable(error)

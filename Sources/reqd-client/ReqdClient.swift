@@ -33,6 +33,12 @@ struct ReqdClient: ParsableCommand {
               reqd-client wait JOB_ID --timeout 5m
               # Watch the daemon live, full screen (q quits)
               reqd-client top --interval 2s
+              # POST a hook every weekday at 09:00 Berlin time, stored, exact across DST
+              reqd-client register-schedule --calendar 'Mon..Fri 09:00' --tz Europe/Berlin POST https://hooks.example/standup
+              # GET a URL every 5 minutes; pause and resume it by key
+              reqd-client register-schedule --every 5m https://status.example/ping --key ping
+              reqd-client pause --key ping
+              reqd-client resume --key ping
               # When a calendar expression next elapses, DST included (no daemon needed)
               reqd-client calendar 'Mon..Fri 09:00 Europe/Berlin' --iterations 3
               # The counters and histograms a Prometheus server would scrape
@@ -45,7 +51,8 @@ struct ReqdClient: ParsableCommand {
         version: ProtocolInfo.softwareVersion,
         subcommands: [
             RegisterCountdown.self, RegisterPoll.self, Submit.self, Group.self, Retry.self, Delete.self, Cancel.self, Status.self,
-            List.self, Watch.self, Wait.self, MetricsCommand.self, Top.self, CalendarCommand.self,
+            List.self, Watch.self, Wait.self, MetricsCommand.self, Top.self, RegisterSchedule.self, Pause.self, Resume.self,
+            CalendarCommand.self,
         ])
 
     @OptionGroup var global: GlobalOptions

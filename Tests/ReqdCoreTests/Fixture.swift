@@ -55,6 +55,7 @@ extension Fixture {
                     progressPointer: nil, timeout: nil, deadline: nil, maxPolls: nil, maxFailures: 5, firstStart: start))
         case .request: .request(delivery())
         case .group: .group(Group(members: [GroupMember(delivery: delivery())], concurrency: 1, timeout: nil, deadline: nil, onComplete: nil))
+        case .schedule: .schedule(Schedule(rule: .every(interval: 60 * second, anchor: startWall)))
         }
     }
 }

@@ -144,8 +144,8 @@ struct ScheduleMachineTests {
         var random = RandomSource(seed: 1)
         let run = JobID("rq_0000000001")
         let cases: [(ScheduleOverlap, ScheduleFiring, ScheduleFiring)] = [
-            (.skip, .skipped(lateBy: 0), .skipped(lateBy: 0)),
-            (.queue, .queued(lateBy: 0), .queued(lateBy: 0)),
+            (.skip, .skipped(lateBy: 0, missed: 0), .skipped(lateBy: 0, missed: 0)),
+            (.queue, .queued(lateBy: 0, missed: 0), .queued(lateBy: 0, missed: 0)),
             (.replace, .run(lateBy: 0, missed: 0, replacing: run), .run(lateBy: 0, missed: 0, replacing: run)),
         ]
         for (policy, second, third) in cases {
@@ -162,13 +162,13 @@ struct ScheduleMachineTests {
             switch policy {
             case .skip:
                 #expect(schedule.skipped == 2 && schedule.runs == 1)
-                let startsQueued = schedule.runEnded(run, as: JobState.succeeded)
-                #expect(!startsQueued)
+                let end = schedule.runEnded(run, as: JobState.succeeded)
+                #expect(end == .ended)
             case .queue:
                 // One waits; the second elapse while one waits is skipped.
                 #expect(schedule.skipped == 1 && schedule.queued)
-                let startsQueued = schedule.runEnded(run, as: JobState.failed)
-                #expect(startsQueued)
+                let end = schedule.runEnded(run, as: JobState.failed)
+                #expect(end == .startQueued)
                 #expect(schedule.lastOutcome == JobState.failed && schedule.runs == 2 && !schedule.queued)
             case .replace:
                 #expect(schedule.runs == 3 && schedule.skipped == 0)

@@ -47,6 +47,9 @@ extension Request: Decodable {
             case .unwatch: body = .unwatch(try UnwatchRequest(from: decoder))
             case .wait: body = .wait(try WaitRequest(from: decoder))
             case .metrics: body = .metrics(try MetricsRequest(from: decoder))
+            case .registerSchedule: body = .registerSchedule(try ScheduleSpec(from: decoder))
+            case .pause: body = .pause(try JobSelector(from: decoder))
+            case .resume: body = .resume(try JobSelector(from: decoder))
             }
         } catch {
             throw RequestDecodingFailure(id: id, error: WireError(decoding: error))
@@ -65,9 +68,10 @@ extension Request: Decodable {
             .registerGroup: fields(GroupSpec.CodingKeys.self), .retry: fields(RetryRequest.CodingKeys.self),
             .delete: fields(DeleteRequest.CodingKeys.self),
             .cancel: fields(JobSelector.CodingKeys.self), .status: fields(StatusRequest.CodingKeys.self),
-            .list: fields(ListRequest.CodingKeys.self), .watch: fields(JobSelector.CodingKeys.self),
+            .list: fields(ListRequest.CodingKeys.self), .watch: Set(["job", "key", "scope", "id", "op"]),
             .unwatch: fields(UnwatchRequest.CodingKeys.self), .wait: fields(WaitRequest.CodingKeys.self),
-            .metrics: fields(MetricsRequest.CodingKeys.self),
+            .metrics: fields(MetricsRequest.CodingKeys.self), .registerSchedule: fields(ScheduleSpec.CodingKeys.self),
+            .pause: Set(["job", "key", "scope", "id", "op"]), .resume: Set(["job", "key", "scope", "id", "op"]),
         ]
     }()
 }

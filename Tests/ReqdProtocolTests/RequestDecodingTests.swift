@@ -28,6 +28,17 @@ struct RequestDecodingTests {
         Request(id: .number(81), body: .metrics(MetricsRequest(soonest: 5))),
         Request(id: .number(82), body: .metrics(MetricsRequest())),
         Request(
+            id: .number(83),
+            body: .registerSchedule(
+                ScheduleSpec(
+                    calendar: "Mon..Fri 09:00", tz: "Europe/Berlin", request: RequestSpec(method: "POST", url: "https://hooks.example/x", body: "{}"),
+                    overlap: .queue, catchUp: ScheduleCatchUp.none, randomizedDelayMs: 30_000, fixedDelay: true, key: "standup", scope: "s",
+                    ephemeral: false, bindConnection: false, follow: true))),
+        Request(id: .number(84), body: .registerSchedule(ScheduleSpec(cron: "@daily"))),
+        Request(id: .number(85), body: .registerSchedule(ScheduleSpec(everyMs: 300_000))),
+        Request(id: .number(86), body: .pause(JobSelector(key: "standup"))),
+        Request(id: .number(87), body: .resume(JobSelector(job: "sc_0123456789"))),
+        Request(
             id: .number(9),
             body: .registerPoll(
                 PollSpec(

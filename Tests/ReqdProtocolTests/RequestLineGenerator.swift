@@ -146,8 +146,22 @@ struct RequestLineGenerator {
                 ] + Self.hygiene)
         case "retry", "delete", "wait": members = fields([("job", true, { $0.string() })])
         case "status": members = fields([("job", false, { $0.string() })])
-        case "cancel", "watch":
-            members = fields([("job", false, { $0.string() }), ("key", false, { $0.string() }), ("scope", false, { $0.string() })])
+        case "register-schedule":
+            members = fields(
+                [
+                    ("calendar", false, { $0.random.chance(50) ? .string($0.random.pick(["*:0/15", "Mon..Fri 09:00", "bogus"])) : $0.string() }),
+                    ("cron", false, { $0.random.chance(50) ? .string($0.random.pick(["0 3 * * *", "@daily", "61 * * * *"])) : $0.string() }),
+                    ("every_ms", false, { $0.integer() }), ("tz", false, { .string($0.random.pick(["UTC", "Europe/Berlin", "Mars/Base"])) }),
+                    ("request", false, { $0.nestedRequest() }),
+                    ("overlap", false, { .string($0.random.pick(["skip", "queue", "replace", "Skip", "bogus"])) }),
+                    ("catch_up", false, { .string($0.random.pick(["one", "none", "all"])) }),
+                    ("randomized_delay_ms", false, { $0.integer() }), ("fixed_delay", false, { $0.bool() }),
+                ] + Self.hygiene)
+        case "cancel", "watch", "pause", "resume":
+            members = fields([
+                ("job", false, { $0.string() }), ("key", false, { $0.string() }), ("scope", false, { $0.string() }),
+                ("abort", false, { $0.bool() }),
+            ])
         case "list":
             members = fields([
                 ("state", false, { $0.string() }), ("kind", false, { $0.string() }), ("scope", false, { $0.string() }),

@@ -19,6 +19,7 @@ public struct Job: Sendable {
         case poll(Poll)
         case request(Delivery)
         case group(Group)
+        case schedule(Schedule)
 
         /// The kind of job this work makes.
         public var kind: JobKind {
@@ -27,6 +28,7 @@ public struct Job: Sendable {
             case .poll: .poll
             case .request: .request
             case .group: .group
+            case .schedule: .schedule
             }
         }
     }
@@ -78,6 +80,12 @@ public struct Job: Sendable {
     /// The group part, when this job is a group.
     public var group: Group? {
         if case .group(let value) = work { return value }
+        return nil
+    }
+
+    /// The schedule part, when this job is a schedule.
+    public var schedule: Schedule? {
+        if case .schedule(let value) = work { return value }
         return nil
     }
 }

@@ -21,6 +21,8 @@ extension JobEvent {
             total = group.members.count
             failures = group.failures
             spawned = group.spawned?.rawValue
+        case .schedule:
+            break
         }
     }
 }

@@ -23,6 +23,7 @@ extension JobID {
         case (UInt8(ascii: "p"), UInt8(ascii: "l")): return .poll
         case (UInt8(ascii: "r"), UInt8(ascii: "q")): return .request
         case (UInt8(ascii: "g"), UInt8(ascii: "r")): return .group
+        case (UInt8(ascii: "s"), UInt8(ascii: "c")): return .schedule
         default: return nil
         }
     }
@@ -36,6 +37,7 @@ extension JobKind {
         case .poll: "pl_"
         case .request: "rq_"
         case .group: "gr_"
+        case .schedule: "sc_"
         }
     }
 }

@@ -20,6 +20,7 @@ extension JobTable {
         polls.reserveCapacity(polls.count + kinds[.poll, default: 0])
         deliveries.reserveCapacity(deliveries.count + kinds[.request, default: 0])
         groups.reserveCapacity(groups.count + kinds[.group, default: 0])
+        schedules.reserveCapacity(schedules.count + kinds[.schedule, default: 0])
         activeByKey.reserveCapacity(activeByKey.count + keys)
         listIndex.reserveCapacity(keys: keys)
     }

@@ -1,8 +1,8 @@
 /// Giving back the capacity of the job tables and their indexes after many jobs have gone.
 extension JobTable {
-    /// The steps of a shrink: every shard of the four kinds' tables and of the key index, then
+    /// The steps of a shrink: every shard of the five kinds' tables and of the key index, then
     /// the other indexes at once.
-    private static var shardedTables: Int { 5 }
+    private static var shardedTables: Int { 6 }
 
     /// Shrinks the tables from step `next` on, as far as `budget` goes.
     ///
@@ -17,6 +17,7 @@ extension JobTable {
             case 1: done = polls.shrink(from: &shard, &budget)
             case 2: done = deliveries.shrink(from: &shard, &budget)
             case 3: done = groups.shrink(from: &shard, &budget)
+            case 4: done = schedules.shrink(from: &shard, &budget)
             default: done = activeByKey.shrink(from: &shard, &budget)
             }
             next = next / shards * shards + shard

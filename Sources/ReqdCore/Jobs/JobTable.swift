@@ -21,6 +21,7 @@ struct JobTable: Sendable {
     var polls = ShardedDictionary<JobID, JobSlot<Poll>>()
     var deliveries = ShardedDictionary<JobID, JobSlot<Delivery>>()
     var groups = ShardedDictionary<JobID, JobSlot<Group>>()
+    var schedules = ShardedDictionary<JobID, JobSlot<Schedule>>()
 
     /// Every job by owner, state, kind, scope and key, oldest first, for `list`.
     var listIndex = ListIndex()
@@ -55,6 +56,7 @@ struct JobTable: Sendable {
         case .poll?: polls[id]?.header
         case .request?: deliveries[id]?.header
         case .group?: groups[id]?.header
+        case .schedule?: schedules[id]?.header
         case nil: nil
         }
     }
@@ -66,17 +68,18 @@ struct JobTable: Sendable {
         case .poll?: polls[id].map { Job(header: $0.header, work: .poll($0.machine)) }
         case .request?: deliveries[id].map { Job(header: $0.header, work: .request($0.machine)) }
         case .group?: groups[id].map { Job(header: $0.header, work: .group($0.machine)) }
+        case .schedule?: schedules[id].map { Job(header: $0.header, work: .schedule($0.machine)) }
         case nil: nil
         }
     }
 
     /// The number of jobs held, active and ended.
-    var count: Int { countdowns.count + polls.count + deliveries.count + groups.count }
+    var count: Int { countdowns.count + polls.count + deliveries.count + groups.count + schedules.count }
 
     /// The requests a job has on the wire now, by attempt number, for aborting them.
     func onWire(_ id: JobID) -> [UInt32] {
         switch id.kind {
-        case .countdown?, nil: []
+        case .countdown?, .schedule?, nil: []
         case .poll?: polls[id].map { $0.machine.inFlight ? [$0.machine.attempts] : [] } ?? []
         case .request?: deliveries[id].map { $0.machine.inFlight ? [$0.machine.attempts] : [] } ?? []
         case .group?: groups[id]?.machine.onWire ?? []
@@ -107,6 +110,7 @@ struct JobTable: Sendable {
         case .poll(let poll): polls[job.id] = JobSlot(header: job.header, machine: poll)
         case .request(let delivery): deliveries[job.id] = JobSlot(header: job.header, machine: delivery)
         case .group(let group): groups[job.id] = JobSlot(header: job.header, machine: group)
+        case .schedule(let schedule): schedules[job.id] = JobSlot(header: job.header, machine: schedule)
         }
     }
 
@@ -172,6 +176,7 @@ struct JobTable: Sendable {
         case .poll?: header = polls.removeValue(forKey: id)?.header
         case .request?: header = deliveries.removeValue(forKey: id)?.header
         case .group?: header = groups.removeValue(forKey: id)?.header
+        case .schedule?: header = schedules.removeValue(forKey: id)?.header
         case nil: header = nil
         }
         guard let header else { return nil }
@@ -234,6 +239,7 @@ struct JobTable: Sendable {
         case .poll?: polls[id]?.withHeader(body)
         case .request?: deliveries[id]?.withHeader(body)
         case .group?: groups[id]?.withHeader(body)
+        case .schedule?: schedules[id]?.withHeader(body)
         case nil: nil
         }
     }

@@ -59,7 +59,7 @@ extension Scheduler {
             guard var group = table.groups[id]?.machine else { return false }
             let action = group.advance(id, at: now.instant, timeout: configuration.requestTimeoutNanos)
             return action.wire.contains { if case .send = $0 { true } else { false } }
-        case .countdown?, nil:
+        case .countdown?, .schedule?, nil:
             return false
         }
     }

@@ -40,6 +40,8 @@ extension JobInfo {
             if active && delivery.held { request?.held = true }
         case .group(let group):
             self.group = GroupInfo(group, brief: brief)
+        case .schedule(let schedule):
+            self.schedule = ScheduleInfo(schedule, active: active)
         }
         if job.boundTo != nil { boundToConnection = true }
         result = brief ? job.result.map { HTTPResult(status: $0.status, headers: nil, body: "", truncated: !$0.body.isEmpty) } : job.result

@@ -71,7 +71,7 @@ extension Scheduler {
     private func requestOrigin(of id: JobID, kind: JobKind, attempt: UInt32) -> String? {
         let url: String?
         switch kind {
-        case .countdown: url = nil
+        case .countdown, .schedule: url = nil
         case .poll: url = table.polls[id]?.machine.request.url
         case .request: url = table.deliveries[id]?.machine.request.url
         case .group:

@@ -2,8 +2,9 @@ import ReqdProtocol
 
 /// A schedule's timing: planning elapses, handling them when the timer fires, and its runs.
 extension Schedule {
-    /// How many due elapses are counted at most after a long downtime.
-    static let countLimit = 100_000
+    /// How many due elapses a calendar rule counts at most after a long downtime, so one firing
+    /// stays cheap on the scheduler's queue (an interval's are counted exactly).
+    static let countLimit = 1_000
 
     /// Plans the first elapse strictly after `time`, with its delay.
     mutating func plan(after time: WallTime, id: JobID, random: inout RandomSource) {
@@ -35,7 +36,8 @@ extension Schedule {
         let fireAt = WallTime(nanosecondsSinceEpoch: due.nanosecondsSinceEpoch + delay)
         guard now.wall >= fireAt else { return .early }
         let lateBy = now.wall.nanosecondsSinceEpoch - fireAt.nanosecondsSinceEpoch
-        let count = rule.count(from: due, through: now.wall, limit: Self.countLimit)
+        // Elapses whose (delayed) turn has come: the delay is shorter than the gap between two.
+        let count = rule.count(from: due, through: WallTime(nanosecondsSinceEpoch: now.wall.nanosecondsSinceEpoch - delay), limit: Self.countLimit)
         let overdue = count > 1 || lateBy > CatchupPacer.overdueAfter
         lastElapse = due
         lastLateBy = lateBy
@@ -57,10 +59,10 @@ extension Schedule {
         switch overlap {
         case .skip:
             skipped += 1
-            return .skipped(lateBy: lateBy)
+            return .skipped(lateBy: lateBy, missed: passed)
         case .queue:
             if queued { skipped += 1 } else { queued = true }
-            return .queued(lateBy: lateBy)
+            return .queued(lateBy: lateBy, missed: passed)
         case .replace:
             runs += 1
             return .run(lateBy: lateBy, missed: passed, replacing: running)
@@ -71,17 +73,18 @@ extension Schedule {
     mutating func runStarted(_ job: JobID) {
         running = job
         lastRun = job
+        lastOutcome = nil
     }
 
-    /// A run's request job ended; true when a queued run should start now.
-    mutating func runEnded(_ job: JobID, as state: JobState) -> Bool {
+    /// A run's request job ended.
+    mutating func runEnded(_ job: JobID, as state: JobState) -> ScheduleRunEnd {
         if lastRun == job { lastOutcome = state }
-        guard running == job else { return false }
+        guard running == job else { return .notCurrent }
         running = nil
-        guard queued else { return false }
+        guard queued else { return .ended }
         queued = false
         runs += 1
-        return true
+        return .startQueued
     }
 
     /// Stops elapses until `resume`; a run in flight goes on.
@@ -97,12 +100,16 @@ extension Schedule {
         plan(after: now.wall, id: id, random: &random)
     }
 
-    /// The wall clock was stepped, or the zone's rules changed: plans the pending elapse again.
+    /// The wall clock was stepped, or the caller gave the rule another zone: plans the pending elapse again.
     /// An elapse the step left in the past stays, and fires as overdue; one the step moved
     /// further away is replaced by the first after now that follows the last one handled.
-    mutating func replan(at now: ClockReading, id: JobID, random: inout RandomSource) {
-        guard !paused, let due, due > now.wall else { return }
+    /// Returns whether the pending elapse moved.
+    @discardableResult
+    mutating func replan(at now: ClockReading, id: JobID, random: inout RandomSource) -> Bool {
+        guard !paused, let due, due > now.wall else { return false }
         let after = max(now.wall, lastElapse ?? now.wall)
+        guard rule.next(after: after) != due else { return false }
         plan(after: after, id: id, random: &random)
+        return true
     }
 }

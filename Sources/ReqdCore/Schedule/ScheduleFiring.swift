@@ -10,9 +10,10 @@ enum ScheduleFiring: Sendable, Hashable {
     /// Elapsed with no request: tell the watchers only.
     case elapsed(lateBy: Int64, missed: Int)
     /// Elapsed while a run was going: skipped (`skip`), or left waiting for it (`queue`).
-    case skipped(lateBy: Int64)
-    case queued(lateBy: Int64)
-    /// The elapses passed while the daemon was down or the machine slept, and `catch_up` is `none`.
+    case skipped(lateBy: Int64, missed: Int)
+    case queued(lateBy: Int64, missed: Int)
+    /// The elapses passed while the daemon was down or the machine slept, and `catch_up` is
+    /// `none`: `count` of them, this one included.
     case missed(count: Int, lateBy: Int64)
     /// Nothing to do: paused, or no elapse left.
     case idle

@@ -14,13 +14,15 @@ public struct RestoreChunk: Sendable {
 
     /// The jobs of `records` as they resume at `now`. A row that cannot be read back, or whose id
     /// does not name its kind (it was not written by reqd), is left out.
-    public init(_ records: [JobRecord], expecting: Int, at now: ClockReading, configuration: SchedulerConfiguration) {
+    public init(
+        _ records: [JobRecord], expecting: Int, at now: ClockReading, configuration: SchedulerConfiguration, zones: ZoneProvider = .utcOnly
+    ) {
         self.expecting = expecting
         var jobs: [(job: Job, endedAt: WallTime?)] = []
         jobs.reserveCapacity(records.count)
         for record in records {
             guard JobID(record.id).kind == record.kind,
-                let job = Job(record, at: now, maxPollBackoff: configuration.maxPollBackoffNanos)
+                let job = Job(record, at: now, maxPollBackoff: configuration.maxPollBackoffNanos, zones: zones)
             else { continue }
             jobs.append((job, job.state == .active ? nil : record.endedAt ?? record.createdAt))
         }

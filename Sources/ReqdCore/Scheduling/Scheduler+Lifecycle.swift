@@ -112,7 +112,7 @@ extension Scheduler {
     private func reportBody(of id: JobID, state: JobState) -> [UInt8]? {
         guard let job = job(id) else { return nil }
         switch job.kind {
-        case .countdown, .poll: return nil
+        case .countdown, .poll, .schedule: return nil
         case .request: return Delivery.report(of: job, state: state).map(JSONBody.encode)
         case .group: return Group.report(of: job, state: state).map(JSONBody.encode)
         }
@@ -160,8 +160,9 @@ extension Scheduler {
         if header.kind == .request { forgetHold(id) }
         guard let ended = job(id) else { return }
         var event = JobEvent(JobEventType(ending: state) ?? .cancelled, of: ended, at: now)
-        if ended.kind == .group, state != .cancelled {
-            // A group completes once, with `completed`; a cancelled one never does.
+        if ended.kind == .group || ended.kind == .schedule, state != .cancelled {
+            // A group completes once, with `completed`; a cancelled one never does. So does a
+            // schedule whose rule has no elapse left.
             event.type = .completed
             event.state = state
         }
@@ -183,6 +184,10 @@ extension Scheduler {
             timers.set(.job(id), priority: now.instant.advanced(by: configuration.deadRetentionNanos))
         } else {
             table.retain(id, endedAt: now.instant)
+        }
+        // A schedule hears of its run's end after the run's own watchers have.
+        if let parent = ended.delivery?.parent, parent.kind == .schedule {
+            scheduleRunEnded(parent, run: id, as: state, at: now, into: &effects)
         }
     }
 

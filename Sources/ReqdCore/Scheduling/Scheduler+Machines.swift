@@ -29,6 +29,8 @@ extension Scheduler {
         case .group?:
             let timeout = configuration.requestTimeoutNanos
             action = table.groups[id]?.ifActive { $0.advance(id, at: now.instant, timeout: timeout) }
+        case .schedule?:
+            action = table.schedules[id]?.ifActive { $0.advance(at: now) }
         case nil:
             return
         }
@@ -55,6 +57,9 @@ extension Scheduler {
             action = table.deliveries[id]?.machine.timerFired(at: now, random: &random, configuration: configuration)
         case .group:
             action = table.groups[id]?.machine.timerFired(at: now, random: &random, configuration: configuration)
+        case .schedule:
+            scheduleFired(id, at: now, into: &effects)
+            return
         }
         guard let action else { return }
         startingOnTimer = true
@@ -76,7 +81,7 @@ extension Scheduler {
         recordTargetHealth(outcome, of: id, kind: header.kind, attempt: attempt, owner: header.owner, at: now.instant)
         let action: JobAction?
         switch header.kind {
-        case .countdown:
+        case .countdown, .schedule:
             action = nil
         case .poll:
             action = table.polls[id]?.machine.httpFinished(attempt: attempt, outcome, at: now, configuration: configuration)

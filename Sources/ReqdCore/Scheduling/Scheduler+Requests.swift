@@ -39,6 +39,12 @@ extension Scheduler {
             outcome = self.wait(wait, peer: peer, connection: connection, requestID: request.id, at: now)
         case .metrics(let metrics):
             outcome = self.metrics(metrics, peer: peer, at: now)
+        case .registerSchedule(let spec):
+            outcome = registerSchedule(spec, peer: peer, connection: connection, requestID: request.id, at: now, into: &effects)
+        case .pause(let selector):
+            outcome = setPaused(true, selector, peer: peer, connection: connection, requestID: request.id, at: now, into: &effects)
+        case .resume(let selector):
+            outcome = setPaused(false, selector, peer: peer, connection: connection, requestID: request.id, at: now, into: &effects)
         }
         if let outcome {
             effects.append(.reply(connection, request.id, outcome))
@@ -77,6 +83,27 @@ extension Scheduler {
         return admit(job, connection: connection, requestID: requestID, follow: options.follow ?? false, at: now, into: &effects)
     }
 
+    /// Validates a schedule in its zone, plans its first elapse once it has an id, and starts it
+    /// (or stages it until the store has it).
+    private mutating func registerSchedule(
+        _ spec: ScheduleSpec, peer: Peer, connection: ConnectionID, requestID: RequestID, at now: ClockReading,
+        into effects: inout [SchedulerEffect]
+    ) -> Result<ReplyBody, SchedulerError>? {
+        var schedule: Schedule
+        do {
+            schedule = try spec.validated(at: now, limits: configuration, zones: zones)
+            try checkCapacity(for: peer.uid, key: spec.key)
+        } catch {
+            return .failure(error)
+        }
+        var job = newJob(
+            owner: peer.uid, key: spec.key, scope: spec.scope, ephemeral: spec.ephemeral,
+            bindTo: spec.bindConnection == true ? connection : nil, work: .schedule(schedule), at: now)
+        schedule.plan(after: now.wall, id: job.id, random: &random)
+        job.work = .schedule(schedule)
+        return admit(job, connection: connection, requestID: requestID, follow: spec.follow ?? false, at: now, into: &effects)
+    }
+
     /// `cancel`: ends what a selector names among the caller's active jobs, aborting their requests.
     private mutating func cancel(
         _ selector: JobSelector, peer: Peer, connection: ConnectionID, requestID: RequestID, at now: ClockReading,
@@ -90,7 +117,9 @@ extension Scheduler {
         var touchedDisk = false
         for id in targets {
             touchedDisk = touchedDisk || table[id]?.durable == true
+            let run = selector.abort == true ? table.schedules[id]?.machine.running : nil
             finish(id, as: .cancelled, reason: .requested, replacedBy: nil, at: now, into: &effects)
+            if let run { finish(run, as: .cancelled, reason: .requested, replacedBy: nil, at: now, into: &effects) }
         }
         let result = Result<ReplyBody, SchedulerError>.success(.cancelled(CancelResult(cancelled: targets.lazy.map(\.rawValue))))
         guard touchedDisk else { return result }

@@ -59,6 +59,7 @@ extension Scheduler {
         for (job, newer) in restored.superseded {
             finish(job, as: .cancelled, reason: .superseded, replacedBy: newer, at: now, into: &effects)
         }
+        if !table.schedules.isEmpty { settleScheduleRuns(at: now, into: &effects) }
     }
 
     /// When a restored job first needs the timer.
@@ -68,6 +69,7 @@ extension Scheduler {
         case .poll(let poll): poll.nextFire
         case .request(let delivery): delivery.nextFire
         case .group(let group): group.nextFire
+        case .schedule(let schedule): schedule.fireInstant(at: now)
         }
     }
 }

@@ -55,6 +55,9 @@ public struct Scheduler: Sendable {
     /// the user's request slots, is late for another reason, and takes no catch-up slot.
     var startingOnTimer = false
 
+    /// Where schedules find their time zones; the daemon hands in the system's.
+    public var zones = ZoneProvider.utcOnly
+
     /// A restore from the store in progress (`restoreChunk`).
     var restoring: RestoreProgress?
 
@@ -125,7 +128,7 @@ public struct Scheduler: Sendable {
         case .commitCompleted(let token, let failure):
             completeCommit(token, failure: failure, at: now, into: &effects)
         case .restore(let records):
-            restore(RestoreChunk(records, expecting: records.count, at: now, configuration: configuration), at: now, into: &effects)
+            restore(RestoreChunk(records, expecting: records.count, at: now, configuration: configuration, zones: zones), at: now, into: &effects)
             finishRestore(at: now, into: &effects)
         case .restoreChunk(let chunk):
             restore(chunk, at: now, into: &effects)
@@ -138,6 +141,8 @@ public struct Scheduler: Sendable {
             continueLists(at: now, into: &effects)
         case .networkChanged:
             probeRound(at: now, into: &effects)
+        case .clockStepped:
+            replanSchedules(at: now, into: &effects)
         case .shutdown:
             shuttingDown = true
         }

@@ -25,6 +25,8 @@ public enum SchedulerEvent: Sendable {
     case continueLists
     /// A link, address or route changed: unreachable targets are worth a probe now.
     case networkChanged
+    /// The wall clock was stepped: schedules plan their pending elapses again.
+    case clockStepped
     /// A reloaded configuration.
     case reconfigure(SchedulerConfiguration)
     /// The daemon is stopping: refuse new work.

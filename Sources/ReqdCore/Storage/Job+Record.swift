@@ -3,7 +3,7 @@ import ReqdProtocol
 extension Job {
     /// A job read from the store, as it resumes at `now`: deadlines back on the boot-time clock,
     /// counters kept; nil for a row that cannot be read back.
-    init?(_ record: JobRecord, at now: ClockReading, maxPollBackoff: Int64) {
+    init?(_ record: JobRecord, at now: ClockReading, maxPollBackoff: Int64, zones: ZoneProvider = .utcOnly) {
         let detail = record.detail
         let work: Work
         switch record.kind {
@@ -24,6 +24,9 @@ extension Job {
         case .group:
             guard let group = detail.group?.resumed(at: now) else { return nil }
             work = .group(group)
+        case .schedule:
+            guard let schedule = detail.schedule?.resumed(at: now, zones: zones) else { return nil }
+            work = .schedule(schedule)
         }
         self.init(
             id: JobID(record.id), owner: record.owner, key: record.key, scope: record.scope, durable: true,

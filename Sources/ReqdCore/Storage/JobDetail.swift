@@ -10,6 +10,8 @@ public struct JobDetail: Sendable, Hashable, Codable {
     public var request: DeliveryRecord?
     /// A group's members and where each is.
     public var group: GroupRecord?
+    /// A schedule's rule, options and where it is.
+    public var schedule: ScheduleRecord?
     /// A countdown's `on_expire` request.
     public var onExpire: DeliverySettings?
     /// The request job a countdown's expiry started.
@@ -20,12 +22,13 @@ public struct JobDetail: Sendable, Hashable, Codable {
     public var error: String?
 
     public init(
-        poll: PollRecord? = nil, request: DeliveryRecord? = nil, group: GroupRecord? = nil, onExpire: DeliverySettings? = nil, spawned: String? = nil,
+        poll: PollRecord? = nil, request: DeliveryRecord? = nil, group: GroupRecord? = nil, schedule: ScheduleRecord? = nil, onExpire: DeliverySettings? = nil, spawned: String? = nil,
         result: HTTPResult? = nil, error: String? = nil
     ) {
         self.poll = poll
         self.request = request
         self.group = group
+        self.schedule = schedule
         self.onExpire = onExpire
         self.spawned = spawned
         self.result = result
@@ -33,13 +36,13 @@ public struct JobDetail: Sendable, Hashable, Codable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case poll, request, group
+        case poll, request, group, schedule
         case onExpire = "on_expire"
         case spawned, result, error
     }
 
     /// Whether there is nothing to store.
     public var isEmpty: Bool {
-        poll == nil && request == nil && group == nil && onExpire == nil && spawned == nil && result == nil && error == nil
+        poll == nil && request == nil && group == nil && schedule == nil && onExpire == nil && spawned == nil && result == nil && error == nil
     }
 }

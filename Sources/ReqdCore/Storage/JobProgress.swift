@@ -13,6 +13,7 @@ public struct JobProgress: Sendable, Hashable {
         case poll(PollCounters)
         case delivery(DeliveryCounters)
         case group(GroupCounters)
+        case schedule(ScheduleCounters)
     }
 
     public var state: JobState
@@ -54,6 +55,8 @@ extension JobProgress {
                 .delivery(DeliveryCounters(delivery, at: now))
             } else if let group = job.group {
                 .group(GroupCounters(group))
+            } else if let schedule = job.schedule {
+                .schedule(ScheduleCounters(schedule))
             } else {
                 .none
             }

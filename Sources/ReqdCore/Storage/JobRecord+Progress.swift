@@ -11,6 +11,8 @@ extension JobRecord {
                 .delivery(request.counters)
             } else if let group = detail.group {
                 .group(group.counters)
+            } else if let schedule = detail.schedule {
+                .schedule(schedule.counters)
             } else {
                 .none
             }
@@ -36,6 +38,7 @@ extension JobRecord {
         case .poll(let counters): detail.poll?.counters = counters
         case .delivery(let counters): detail.request?.counters = counters
         case .group(let counters): detail.group?.counters = counters
+        case .schedule(let counters): detail.schedule?.counters = counters
         }
         self.detail = detail
     }

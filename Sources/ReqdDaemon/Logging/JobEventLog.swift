@@ -21,7 +21,8 @@ enum JobEventLog {
     static func level(of event: JobEvent) -> Logger.Level {
         switch event.type {
         case .tick: .trace
-        case .registered, .expired, .cancelled, .succeeded, .polled, .progress, .retrying, .held, .member: .debug
+        case .registered, .expired, .cancelled, .succeeded, .polled, .progress, .retrying, .held, .member, .elapsed, .paused, .resumed:
+            .debug
         case .failed, .timedOut, .dead: .notice
         case .completed: event.state == .succeeded ? .debug : .notice
         }
@@ -61,11 +62,20 @@ enum JobEventLog {
             metadata.add("http.status", event.status)
             metadata.add("job.error", event.error)
             message = "member ended, \(event.done ?? 0) of \(event.total ?? 0) done"
+        case .completed where event.kind == .schedule:
+            message = "schedule completed: no elapse left"
         case .completed:
             metadata.add("job.spawned", event.spawned)
             metadata["group.failures"] = "\(event.failures ?? 0)"
             message =
                 "group completed: \(event.state?.rawValue ?? "?"), \(event.failures ?? 0) of \(event.total ?? 0) did not succeed"
+        case .elapsed:
+            metadata.add("job.late_by_ms", event.lateByMs)
+            metadata.add("job.spawned", event.spawned)
+            metadata.add("schedule.missed", event.missed)
+            message = "schedule elapsed: run \(event.run?.rawValue ?? "none")"
+        case .paused, .resumed:
+            message = "schedule \(event.type.rawValue)"
         case .retrying:
             metadata.add("job.attempt", event.attempt)
             metadata.add("http.status", event.status)

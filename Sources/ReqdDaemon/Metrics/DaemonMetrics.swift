@@ -108,7 +108,7 @@ public final class DaemonMetrics: Sendable {
     /// completed group's.
     func observe(_ type: JobEventType, kind jobKind: JobKind, state: JobState?) {
         switch type {
-        case .tick, .polled, .progress, .member: return
+        case .tick, .polled, .progress, .member, .elapsed, .paused, .resumed: return
         default: break
         }
         let kind = Self.index(of: jobKind)
@@ -122,7 +122,7 @@ public final class DaemonMetrics: Sendable {
         case .completed: ended[kind][Self.endIndex(of: state ?? .succeeded)].increment()
         case .expired, .cancelled, .succeeded, .failed, .timedOut:
             if let ending = Self.endState(of: type) { ended[kind][Self.endIndex(of: ending)].increment() }
-        case .tick, .polled, .progress, .member: break
+        case .tick, .polled, .progress, .member, .elapsed, .paused, .resumed: break
         }
     }
 

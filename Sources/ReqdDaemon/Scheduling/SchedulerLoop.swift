@@ -48,6 +48,8 @@ public final class SchedulerLoop: @unchecked Sendable {
     private var status = SystemdStatus()
     private var timer: WakeupTimer?
     private var clockMonitor: ClockChangeMonitor?
+    /// The system's time zones, for schedules, here and in the restore's reading thread.
+    let zones: ZoneCache
     private var networkMonitor: NetworkChangeMonitor?
     private let logger: Logger
     private let notifier: SystemdNotifier
@@ -77,12 +79,15 @@ public final class SchedulerLoop: @unchecked Sendable {
         configuration: SchedulerConfiguration, seed: UInt64, logger: Logger, notifier: SystemdNotifier,
         metrics: DaemonMetrics = DaemonMetrics(), turnBudget: Int = SchedulerLoop.defaultTurnBudget
     ) {
+        let zones = ZoneCache()
+        self.zones = zones
         precondition(turnBudget > 0, "a turn must be able to handle something")
         let queue = DispatchQueue(label: "reqd.scheduler", qos: .userInteractive)
         self.queue = queue
         self.turnBudget = turnBudget
         inbox = Inbox(queue: queue)
         scheduler = Scheduler(configuration: configuration, seed: seed, now: SystemClock.now())
+        scheduler.zones = zones.provider
         runner = EffectRunner(queue: queue, logger: logger, metrics: metrics)
         self.metrics = metrics
         self.logger = logger
@@ -302,8 +307,9 @@ public final class SchedulerLoop: @unchecked Sendable {
                     events.append(.timerFired)
                 }
             case .clockStepped:
-                logger.info("wall clock was set; re-arming the timer")
+                logger.info("wall clock was set; re-arming the timer and planning schedules again")
                 plan.clockStepped()
+                events.append(.clockStepped)
             }
         }
         var effects: [SchedulerEffect] = []

@@ -85,7 +85,8 @@ struct ConnectionActivity {
         case .registerPoll(let spec): spec.follow == true
         case .submit(let spec): spec.follow == true
         case .registerGroup(let spec): spec.follow == true
-        case .hello, .retry, .delete, .cancel, .status, .list, .unwatch, .wait, .metrics: false
+        case .registerSchedule(let spec): spec.follow == true
+        case .hello, .retry, .delete, .cancel, .status, .list, .unwatch, .wait, .metrics, .pause, .resume: false
         }
     }
 }

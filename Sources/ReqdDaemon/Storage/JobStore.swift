@@ -236,6 +236,7 @@ public final class JobStore: @unchecked Sendable {
             case .none, .poll: nil
             case .delivery(let counters): try encode(counters)
             case .group(let counters): try encode(counters)
+            case .schedule(let counters): try encode(counters)
             }
         return [.init(try progress.result.map(encode)), .init(progress.error), .init(progress.spawned), .init(counters)]
     }
@@ -291,6 +292,7 @@ public final class JobStore: @unchecked Sendable {
         switch kind {
         case .request: return (try? JSONDecoder().decode(DeliveryCounters.self, from: data)).map(JobProgress.Counters.delivery)
         case .group: return (try? JSONDecoder().decode(GroupCounters.self, from: data)).map(JobProgress.Counters.group)
+        case .schedule: return (try? JSONDecoder().decode(ScheduleCounters.self, from: data)).map(JobProgress.Counters.schedule)
         case .countdown, .poll: return nil
         }
     }

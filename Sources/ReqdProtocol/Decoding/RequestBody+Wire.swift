@@ -22,6 +22,9 @@ extension RequestBody {
         case .unwatch: self = .unwatch(UnwatchRequest(watch: try object.requestID("watch")))
         case .wait: self = .wait(WaitRequest(job: try object.string("job")))
         case .metrics: self = .metrics(MetricsRequest(soonest: try object.optionalInt("soonest")))
+        case .registerSchedule: self = .registerSchedule(try ScheduleSpec(wire: object))
+        case .pause: self = .pause(try JobSelector(wire: object))
+        case .resume: self = .resume(try JobSelector(wire: object))
         }
     }
 }

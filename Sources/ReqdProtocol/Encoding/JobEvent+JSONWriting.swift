@@ -25,5 +25,7 @@ extension JobEvent {
         writer.integer("done", done)
         writer.integer("total", total)
         writer.string("state", state?.rawValue)
+        writer.string("run", run?.rawValue)
+        writer.integer("missed", missed)
     }
 }

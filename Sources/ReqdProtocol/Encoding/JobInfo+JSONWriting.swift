@@ -21,6 +21,7 @@ extension JobInfo: JSONWritable {
         writer.value("poll", poll)
         writer.value("request", request)
         writer.value("group", group)
+        writer.value("schedule", schedule)
         writer.bool("bound_to_connection", boundToConnection)
         writer.value("result", result)
         writer.string("error", error)

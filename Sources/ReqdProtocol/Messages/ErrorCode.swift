@@ -20,6 +20,8 @@ public enum ErrorCode: String, Codable, Sendable, CaseIterable, Hashable {
     case badURL = "bad_url"
     /// A poll condition (or progress pointer) could not be parsed; `column` says where.
     case badCondition = "bad_condition"
+    /// A schedule's calendar or cron expression, or its zone, is not valid, or never elapses.
+    case badSchedule = "bad_schedule"
     /// No job with that id exists for this caller.
     case unknownJob = "unknown_job"
     /// The client asked for a protocol version the daemon does not speak.

@@ -37,6 +37,11 @@ public struct JobEvent: Codable, Sendable, Hashable {
     public var total: Int?
     /// How a completed group ended: `succeeded` or `failed`.
     public var state: JobState?
+    /// What a schedule's elapse came to (`elapsed`).
+    public var run: ScheduleRun?
+    /// How many elapses passed unrun before this one (`elapsed`); with `run: missed`, how many
+    /// passed unrun, this one included.
+    public var missed: Int?
 
     public init(
         type: JobEventType, job: String, kind: JobKind, key: String?, scope: String?, owner: UInt32, at: WallTime,
@@ -64,6 +69,6 @@ public struct JobEvent: Codable, Sendable, Hashable {
         case replacedBy = "replaced_by"
         case polls, failures, status, progress, error, attempt, spawned, member
         case memberState = "member_state"
-        case done, total, state
+        case done, total, state, run, missed
     }
 }

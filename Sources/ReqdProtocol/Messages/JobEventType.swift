@@ -27,14 +27,22 @@ public enum JobEventType: String, Codable, Sendable, Hashable {
     case dead
     /// A group member ended; `member`, `member_state`, `done`, `total` and `failures` say which and how far. (Watchers only.)
     case member
-    /// A group ended: every member has ended, or its time limit ran out. `state` says how. Terminal.
+    /// A group ended: every member has ended, or its time limit ran out. `state` says how. A
+    /// schedule whose rule has no elapse left ended (`succeeded`). Terminal.
     case completed
+    /// A schedule elapsed; `run` says what came of it (`started`, with the request job in
+    /// `spawned`; `skipped`; `queued`; `missed`; `none` without a request), `late_by_ms` how late,
+    /// and `missed` how many elapses before it passed unrun.
+    case elapsed
+    /// A schedule was paused, or resumed.
+    case paused
+    case resumed
 
     /// Whether this event ends the job's stream.
     public var isTerminal: Bool {
         switch self {
         case .expired, .cancelled, .succeeded, .failed, .timedOut, .completed, .dead: true
-        case .registered, .tick, .polled, .progress, .retrying, .held, .member: false
+        case .registered, .tick, .polled, .progress, .retrying, .held, .member, .elapsed, .paused, .resumed: false
         }
     }
 

@@ -31,6 +31,8 @@ public struct JobInfo: Codable, Sendable, Hashable {
     public var request: RequestInfo?
     /// A group's members and outcome.
     public var group: GroupInfo?
+    /// A schedule's rule, next elapses and runs.
+    public var schedule: ScheduleInfo?
     /// Whether the job is bound to the connection that registered it, and ends when that closes.
     public var boundToConnection: Bool?
     /// The answer that ended the job, when an answer did.
@@ -71,7 +73,7 @@ public struct JobInfo: Codable, Sendable, Hashable {
         case tickMs = "tick_ms"
         case lateByMs = "late_by_ms"
         case onExpire = "on_expire"
-        case poll, request, group
+        case poll, request, group, schedule
         case boundToConnection = "bound_to_connection"
         case result, error
     }

@@ -14,4 +14,7 @@ public enum Operation: String, Codable, Sendable, CaseIterable {
     case unwatch
     case wait
     case metrics
+    case registerSchedule = "register-schedule"
+    case pause
+    case resume
 }

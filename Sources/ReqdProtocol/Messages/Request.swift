@@ -31,6 +31,8 @@ extension Request: Encodable {
         case .unwatch(let fields): try fields.encode(to: encoder)
         case .wait(let fields): try fields.encode(to: encoder)
         case .metrics(let fields): try fields.encode(to: encoder)
+        case .registerSchedule(let fields): try fields.encode(to: encoder)
+        case .pause(let fields), .resume(let fields): try fields.encode(to: encoder)
         }
     }
 }

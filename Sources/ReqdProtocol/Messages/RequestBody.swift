@@ -14,6 +14,11 @@ public enum RequestBody: Sendable, Hashable {
     case unwatch(UnwatchRequest)
     case wait(WaitRequest)
     case metrics(MetricsRequest)
+    case registerSchedule(ScheduleSpec)
+    /// Stops a schedule's elapses (job, key or scope); a run in flight goes on.
+    case pause(JobSelector)
+    /// Starts a paused schedule again from its next future elapse.
+    case resume(JobSelector)
 
     /// The `op` name of this body.
     public var operation: Operation {
@@ -32,6 +37,9 @@ public enum RequestBody: Sendable, Hashable {
         case .unwatch: .unwatch
         case .wait: .wait
         case .metrics: .metrics
+        case .registerSchedule: .registerSchedule
+        case .pause: .pause
+        case .resume: .resume
         }
     }
 }

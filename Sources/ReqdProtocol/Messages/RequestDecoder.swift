@@ -65,12 +65,14 @@ public struct RequestDecoder: Sendable {
             case .registerGroup: fields(GroupSpec.CodingKeys.self)
             case .retry: fields(RetryRequest.CodingKeys.self)
             case .delete: fields(DeleteRequest.CodingKeys.self)
-            case .cancel, .watch: fields(JobSelector.CodingKeys.self)
+            case .cancel: fields(JobSelector.CodingKeys.self)
+            case .watch, .pause, .resume: JobSelector.selectorFields
             case .status: fields(StatusRequest.CodingKeys.self)
             case .list: fields(ListRequest.CodingKeys.self)
             case .unwatch: fields(UnwatchRequest.CodingKeys.self)
             case .wait: fields(WaitRequest.CodingKeys.self)
             case .metrics: fields(MetricsRequest.CodingKeys.self)
+            case .registerSchedule: fields(ScheduleSpec.CodingKeys.self)
             }
         return ["id", "op"] + names
     }
@@ -94,6 +96,9 @@ extension Operation {
         case .unwatch: 11
         case .wait: 12
         case .metrics: 13
+        case .registerSchedule: 14
+        case .pause: 15
+        case .resume: 16
         }
     }
 }

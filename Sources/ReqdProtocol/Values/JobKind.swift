@@ -6,4 +6,7 @@ public enum JobKind: String, Codable, Sendable, CaseIterable, Hashable {
     case request
     /// Several requests run together under a concurrency cap, reported once when all have ended.
     case group
+    /// A recurring job: a calendar, cron or interval rule whose every elapse starts a request job
+    /// (or only tells its watchers).
+    case schedule
 }

@@ -16,6 +16,9 @@ struct Cancel: ParsableCommand {
     @Option(help: "Cancel your active job with this key.")
     var key: String?
 
+    @Flag(help: "For a schedule: also cancel its run in flight, aborting the request on the wire; without it the run finishes.")
+    var abort = false
+
     @OptionGroup var output: QuietOption
 
     func validate() throws {
@@ -26,7 +29,7 @@ struct Cancel: ParsableCommand {
 
     func run() throws {
         try runReporting {
-            let result = try global.connect().call(.cancel(JobSelector(job: job, key: key, scope: scope)), as: CancelResult.self)
+            let result = try global.connect().call(.cancel(JobSelector(job: job, key: key, scope: scope, abort: abort ? true : nil)), as: CancelResult.self)
             if global.json {
                 Output.json(result)
             } else if output.quiet {

@@ -66,6 +66,29 @@ struct Status: ParsableCommand {
             if request.inFlight { rows.append(("next try", "an attempt is out now")) }
             if let next = request.nextAttemptAt { rows.append(("next try", next.rfc3339)) }
         }
+        if let schedule = job.schedule {
+            rows.append(("schedule", schedule.expression + (schedule.zone.map { " (\($0))" } ?? "")))
+            if let request = schedule.request {
+                rows.append(("request", "\(request.method) \(request.url)"))
+                if !request.headerNames.isEmpty { rows.append(("headers", request.headerNames.joined(separator: ", "))) }
+            } else {
+                rows.append(("request", "none: elapse events only"))
+            }
+            var policy = "overlap \(schedule.overlap.rawValue), catch-up \(schedule.catchUp.rawValue)"
+            if let delay = schedule.randomizedDelayMs { policy += ", random delay up to \(DurationText.format(nanoseconds: delay * 1_000_000))" }
+            rows.append(("policy", policy))
+            if schedule.paused { rows.append(("next", "paused")) }
+            for (index, next) in schedule.next.enumerated() { rows.append((index == 0 ? "next" : "", next.rfc3339)) }
+            if let last = schedule.lastElapse {
+                let late = schedule.lastLateByMs.map { " (late by \(DurationText.format(nanoseconds: Int64($0 * 1e6))))" } ?? ""
+                rows.append(("last elapse", last.rfc3339 + late))
+            }
+            rows.append(("runs", "\(schedule.runs) run, \(schedule.skipped) skipped, \(schedule.missed) missed"))
+            if let run = schedule.lastRun {
+                let outcome = schedule.running == run ? "running" : schedule.lastOutcome?.rawValue ?? "?"
+                rows.append(("last run", "\(run) (\(outcome))"))
+            }
+        }
         if let error = job.error { rows.append(("error", error)) }
         var text = rows.map { "\($0.0.padding(12))\($0.1)\n" }.joined()
         if let result = job.result {

@@ -10,18 +10,23 @@ struct Watch: ParsableCommand {
     @Argument(help: "The job id.")
     var job: String?
 
+    @Option(help: "Watch your active job with this key (a schedule's elapses make a clock for a shell loop).")
+    var key: String?
+
     @Option(help: "Watch every job in this scope, until interrupted.")
     var scope: String?
 
     func validate() throws {
-        guard (job == nil) != (scope == nil) else { throw ValidationError("give exactly one of JOB_ID or --scope") }
+        guard [job != nil, key != nil, scope != nil].filter({ $0 }).count == 1 else {
+            throw ValidationError("give exactly one of JOB_ID, --key or --scope")
+        }
     }
 
     func run() throws {
         try runReporting {
             let connection = try global.connect()
             let renderer = EventRenderer(json: global.json)
-            let result = try connection.call(.watch(JobSelector(job: job, scope: scope)), as: WatchResult.self)
+            let result = try connection.call(.watch(JobSelector(job: job, key: key, scope: scope)), as: WatchResult.self)
             if let info = result.job {
                 if global.json { Output.json(info) }
                 return try followJob(connection, renderer: renderer, initial: info)

@@ -97,6 +97,22 @@ final class EventRenderer {
             if let status = event.status { text += ", status \(status)" }
             if let error = event.error, event.memberState != .succeeded { text += ": \(error)" }
             return text + ")"
+        case .completed where event.kind == .schedule:
+            return "completed: no elapse left"
+        case .elapsed:
+            var text = "elapsed"
+            switch event.run {
+            case .started?: text += "; run \(event.spawned ?? "?") started"
+            case .skipped?: text += "; skipped (the previous run is still going)"
+            case .queued?: text += "; queued behind the run still going"
+            case .missed?: text += "; \(event.missed ?? 0) missed, not run (catch-up none)"
+            case .none?, nil: break
+            }
+            if let late = event.lateByMs, late >= 1_000 { text += " (late by \(DurationText.format(nanoseconds: Int64(late * 1e6))))" }
+            if let missed = event.missed, missed > 0, event.run != .missed { text += ", \(missed) missed before it" }
+            return text
+        case .paused, .resumed:
+            return event.type.rawValue
         case .completed:
             var text = "completed: \(event.state?.rawValue ?? "?"), \(event.done ?? 0) of \(event.total ?? 0) done"
             if let failures = event.failures, failures > 0 { text += ", \(failures) did not succeed" }

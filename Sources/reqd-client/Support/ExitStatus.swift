@@ -35,7 +35,7 @@ enum ExitStatus {
     static func forError(_ code: ErrorCode) -> Int32 {
         switch code {
         case .unknownJob: unknownJob
-        case .badField, .missingField, .unknownField, .conflictingFields, .badDuration, .badURL, .badCondition, .deniedTarget:
+        case .badField, .missingField, .unknownField, .conflictingFields, .badDuration, .badURL, .badCondition, .badSchedule, .deniedTarget:
             invalidRequest
         case .tooManyJobs, .quotaExceeded, .tooManyConnections, .storageUnavailable, .shuttingDown: unavailable
         case .badJSON, .unknownOperation, .lineTooLong, .unsupportedProtocol: protocolMismatch
@@ -52,7 +52,7 @@ enum ExitStatus {
         case .timedOut: jobTimedOut
         case .dead: jobDead
         case .completed: forState(event.state ?? .failed)
-        case .registered, .tick, .polled, .progress, .retrying, .held, .member: nil
+        case .registered, .tick, .polled, .progress, .retrying, .held, .member, .elapsed, .paused, .resumed: nil
         }
     }
 

@@ -1,0 +1,4 @@
+import ArgumentParser
+import ReqdProtocol
+
+extension ScheduleCatchUp: ExpressibleByArgument {}

@@ -1,0 +1,161 @@
+import Foundation
+import ReqdTestSupport
+import Testing
+
+/// `/slow/*` answers after 5 s; anything else at once.
+private func makeServer() throws -> TestHTTPServer {
+    try TestHTTPServer { record in
+        record.path.hasPrefix("/slow/") ? TestHTTPServer.Reply(body: "{}", delayNanos: 5_000_000_000) : TestHTTPServer.Reply(body: "{}")
+    }
+}
+
+/// A job's view from `status --json`.
+private func status(_ id: String, _ daemon: DaemonProcess) throws -> [String: Any] {
+    let outcome = try Binaries.client(["--json", "status", id], socket: daemon.socket)
+    return (outcome.json?["job"] as? [String: Any]) ?? [:]
+}
+
+private func schedule(_ id: String, _ daemon: DaemonProcess) throws -> [String: Any] {
+    (try status(id, daemon)["schedule"] as? [String: Any]) ?? [:]
+}
+
+/// Registers a schedule and returns its id.
+private func register(_ arguments: [String], _ daemon: DaemonProcess) throws -> String {
+    let outcome = try Binaries.client(["register-schedule", "-q"] + arguments, socket: daemon.socket)
+    #expect(outcome.status == 0, "\(outcome.stderr)")
+    return outcome.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
+/// Seconds since the epoch of an RFC 3339 time the daemon wrote.
+private func epochSeconds(_ text: Any?) -> Double? {
+    guard let text = text as? String else { return nil }
+    let formatter = ISO8601DateFormatter()
+    formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+    return formatter.date(from: text)?.timeIntervalSince1970
+}
+
+/// Sleeps until `plus` seconds past the first odd second of the wall clock at or after `time`.
+private func sleepUntil(oddSecondAfter time: Double, plus: Double) {
+    var second = ceil(time)
+    if Int(second) % 2 == 0 { second += 1 }
+    let wait = second + plus - Date().timeIntervalSince1970
+    if wait > 0 { usleep(useconds_t(wait * 1_000_000)) }
+}
+
+@Suite("reqd-client register-schedule, end to end", .serialized)
+struct ScheduleBinaryTests {
+    @Test("'*:*:0/2' fires every 2 s on the even second, one request per elapse")
+    func everyTwoSeconds() throws {
+        try withServerAndDaemon(try makeServer()) { server, daemon in
+            let id = try register(["--calendar", "*:*:0/2", "--tz", "UTC", "GET", server.url("/tick"), "--max-attempts", "1"], daemon)
+            #expect(id.hasPrefix("sc_"))
+            usleep(6_300_000)
+            let requests = server.records(path: "/tick")
+            #expect((3...4).contains(requests.count), "\(requests.count) requests in 6.3 s")
+            for (earlier, later) in zip(requests, requests.dropFirst()) {
+                let gap = Double(later.start - earlier.start) / 1e9
+                #expect(abs(gap - 2) < 0.25, "requests \(gap) s apart")
+            }
+            let view = try schedule(id, daemon)
+            #expect(view["runs"] as? Int == requests.count)
+            #expect(view["missed"] as? Int == 0 && view["skipped"] as? Int == 0)
+            let last = epochSeconds(view["last_elapse"]) ?? 0.5
+            #expect(last.truncatingRemainder(dividingBy: 2) == 0, "the last elapse \(last) is on the grid")
+            #expect((view["last_late_by_ms"] as? Double ?? 1_000) < 50)
+            #expect((view["next"] as? [Any])?.count == 3)
+        }
+    }
+
+    @Test("a 5 s target on a 2 s schedule: skip never overlaps, queue starts when the run ends, replace aborts it")
+    func overlap() throws {
+        try withServerAndDaemon(try makeServer()) { server, daemon in
+            var ids: [String: String] = [:]
+            for mode in ["skip", "queue", "replace"] {
+                ids[mode] = try register(
+                    ["--calendar", "*:*:0/2", "--tz", "UTC", "--overlap", mode, "--key", mode, "GET", server.url("/slow/\(mode)"), "--max-attempts", "1"],
+                    daemon)
+            }
+            usleep(12_500_000)
+            let skip = server.records(path: "/slow/skip")
+            #expect(skip.count >= 2)
+            for (earlier, later) in zip(skip, skip.dropFirst()) {
+                #expect(later.start >= earlier.end ?? .max, "skip: a run started while the previous one was on the wire")
+            }
+            let skipped = try schedule(ids["skip"] ?? "", daemon)
+            #expect((skipped["skipped"] as? Int ?? 0) >= 3)
+
+            let queue = server.records(path: "/slow/queue")
+            #expect(queue.count >= 2)
+            for (earlier, later) in zip(queue, queue.dropFirst()) {
+                guard let end = earlier.end else { continue }
+                #expect(later.start >= end && later.start - end < 300_000_000, "queue: the next run starts as the previous ends")
+            }
+
+            let replace = server.records(path: "/slow/replace")
+            #expect(replace.count >= 5, "replace: a run every elapse")
+            let aborted = replace.dropLast().filter { $0.abortedByClient }.count
+            #expect(aborted == replace.count - 1, "replace: every earlier run was aborted on the wire")
+            let replaced = try schedule(ids["replace"] ?? "", daemon)
+            #expect(replaced["skipped"] as? Int == 0)
+        }
+    }
+
+    @Test("SIGKILL, down across three elapses, restart: one catch-up run late by the downtime, then the grid again")
+    func catchUpAfterKill() throws {
+        let server = try makeServer()
+        defer { server.shutdown() }
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var daemon = try DaemonProcess(directory: directory)
+        let id = try register(["--calendar", "*:*:0/2", "--tz", "UTC", "GET", server.url("/tick"), "--max-attempts", "1"], daemon)
+        usleep(2_300_000)
+        let runsBefore = try schedule(id, daemon)["runs"] as? Int ?? 0
+        #expect(runsBefore >= 1)
+        daemon.stop(signal: SIGKILL)
+        let before = server.records(path: "/tick").count
+        // Down for at least 6.5 s, restarting 0.3 s past an odd second: the catch-up run then
+        // comes well before the next elapse on the even-second grid.
+        sleepUntil(oddSecondAfter: Date().timeIntervalSince1970 + 6.5, plus: 0.3)
+        daemon = try DaemonProcess(directory: directory)
+        let waitedFrom = Date()
+        while server.records(path: "/tick").count == before, Date().timeIntervalSince(waitedFrom) < 1.5 { usleep(10_000) }
+        let view = try schedule(id, daemon)
+        #expect(server.records(path: "/tick").count == before + 1, "exactly one catch-up run")
+        #expect(view["runs"] as? Int == runsBefore + 1)
+        #expect((view["missed"] as? Int ?? 0) >= 2)
+        #expect((view["last_late_by_ms"] as? Double ?? 0) >= 5_000, "late by the downtime: \(view["last_late_by_ms"] ?? "none")")
+        // The next even second, and a little after it.
+        let now = Date().timeIntervalSince1970
+        usleep(useconds_t(((floor(now / 2) + 1) * 2 + 0.3 - now) * 1_000_000))
+        let later = try schedule(id, daemon)
+        #expect(server.records(path: "/tick").count == before + 2)
+        #expect(later["runs"] as? Int == runsBefore + 2)
+        #expect((later["last_late_by_ms"] as? Double ?? 1_000) < 50)
+        #expect((epochSeconds(later["last_elapse"]) ?? 0.5).truncatingRemainder(dividingBy: 2) == 0)
+        daemon.stop()
+    }
+
+    @Test("pause stops elapses, resume goes on from the next one, cancel ends the schedule")
+    func pauseResumeCancel() throws {
+        try withServerAndDaemon(try makeServer()) { server, daemon in
+            let id = try register(["--every", "1s", "--key", "ping", "GET", server.url("/ping"), "--max-attempts", "1"], daemon)
+            usleep(1_500_000)
+            #expect(try Binaries.client(["pause", "--key", "ping"], socket: daemon.socket).stdout.contains("paused \(id)"))
+            let paused = server.records(path: "/ping").count
+            usleep(2_500_000)
+            #expect(server.records(path: "/ping").count == paused, "no request while paused")
+            #expect(try schedule(id, daemon)["paused"] as? Bool == true)
+            #expect(try Binaries.client(["resume", id], socket: daemon.socket).status == 0)
+            usleep(1_600_000)
+            #expect(server.records(path: "/ping").count > paused, "requests again after resume")
+            #expect(try schedule(id, daemon)["missed"] as? Int == 0)
+            #expect(try Binaries.client(["cancel", id], socket: daemon.socket).status == 0)
+            let cancelled = server.records(path: "/ping").count
+            usleep(2_000_000)
+            #expect(server.records(path: "/ping").count == cancelled)
+            #expect(try status(id, daemon)["state"] as? String == "cancelled")
+            let refused = try Binaries.client(["register-schedule", "--calendar", "*-02-30"], socket: daemon.socket)
+            #expect(refused.status == 11 && refused.stderr.contains("bad_schedule"))
+        }
+    }
+}

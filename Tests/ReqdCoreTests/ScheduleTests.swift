@@ -1,0 +1,235 @@
+import ReqdCalendar
+import ReqdProtocol
+import Testing
+@testable import ReqdCore
+
+private let second = Harness.second
+private let ms = Harness.ms
+
+/// A schedule of `calendar` in UTC that GETs a hook, with the options the suites vary.
+private func scheduleSpec(
+    calendar: String? = "*:*:0/2", every: Int64? = nil, request: Bool = true, overlap: ScheduleOverlap? = nil,
+    catchUp: ScheduleCatchUp? = nil, key: String? = "tick", ephemeral: Bool? = nil
+) -> ScheduleSpec {
+    ScheduleSpec(
+        calendar: every == nil ? calendar : nil, everyMs: every, tz: every == nil ? "UTC" : nil,
+        request: request ? RequestSpec(method: "GET", url: "https://hooks.example/tick", maxAttempts: 1) : nil,
+        overlap: overlap, catchUp: catchUp, key: key, ephemeral: ephemeral, follow: true)
+}
+
+extension Harness {
+    /// Registers a schedule and returns its id.
+    mutating func schedule(_ spec: ScheduleSpec) -> JobID {
+        let effects = request(.registerSchedule(spec))
+        guard let result = effects.replies.first?.result, case .success(.registered(let reply)) = result else {
+            fatalError("register-schedule failed: \(effects)")
+        }
+        return JobID(reply.job.id)
+    }
+
+    /// The schedule's view, as `status` shows it.
+    func scheduleInfo(_ id: JobID) -> ScheduleInfo? {
+        scheduler.job(id).map { JobInfo($0, at: now) }?.schedule
+    }
+}
+
+@Suite("Schedules in the scheduler: elapses, runs, overlap, restart")
+struct ScheduleTests {
+    @Test("each elapse starts one request job, on the grid, and the schedule records its outcome")
+    func runsOnTheGrid() {
+        var h = Harness()
+        // 1_800_000_000 s is an even second: the next elapses are 2 s and 4 s later.
+        let id = h.schedule(scheduleSpec())
+        #expect(h.armed == h.now.instant.advanced(by: 2 * second))
+        var effects = h.fireAtArmedDeadline()
+        let elapsed = effects.events(.elapsed)
+        #expect(elapsed.count == 1 && elapsed.first?.run == ScheduleRun.started && elapsed.first?.lateByMs == 0)
+        #expect(effects.sends.map(\.request.url) == ["https://hooks.example/tick"])
+        guard let send = effects.sends.first else { return }
+        #expect(elapsed.first?.spawned == send.job.rawValue)
+        #expect(h.scheduler.job(send.job)?.delivery?.parent == id)
+        _ = h.handle(.httpFinished(send.job, attempt: send.attempt, Fixture.answer(204)))
+        let info = h.scheduleInfo(id)
+        #expect(info?.runs == 1 && info?.lastRun == send.job.rawValue && info?.lastOutcome == .succeeded && info?.running == nil)
+        effects = h.fireAtArmedDeadline()
+        #expect(effects.sends.count == 1)
+        // While the second run goes, the outcome of the first is not shown as the last run's.
+        #expect(h.scheduleInfo(id)?.lastOutcome == nil && h.scheduleInfo(id)?.running == effects.sends.first?.job.rawValue)
+        #expect(h.scheduleInfo(id)?.lastElapse == WallTime(nanosecondsSinceEpoch: (1_800_000_004) * second))
+        #expect(h.scheduleInfo(id)?.next.count == 3)
+    }
+
+    @Test("skip: an elapse while the run is on the wire sends nothing and is counted")
+    func skip() {
+        var h = Harness()
+        let id = h.schedule(scheduleSpec())
+        let first = h.fireAtArmedDeadline().sends
+        let second = h.fireAtArmedDeadline()
+        #expect(second.sends.isEmpty)
+        #expect(second.events(.elapsed).first?.run == ScheduleRun.skipped)
+        #expect(h.scheduleInfo(id)?.skipped == 1 && h.scheduleInfo(id)?.running == first.first?.job.rawValue)
+    }
+
+    @Test("queue: one run waits, and starts as soon as the running one ends")
+    func queue() {
+        var h = Harness()
+        let id = h.schedule(scheduleSpec(overlap: .queue))
+        guard let first = h.fireAtArmedDeadline().sends.first else { Issue.record("no first run"); return }
+        #expect(h.fireAtArmedDeadline().events(.elapsed).first?.run == ScheduleRun.queued)
+        #expect(h.fireAtArmedDeadline().events(.elapsed).first?.run == ScheduleRun.queued)
+        let ended = h.handle(.httpFinished(first.job, attempt: first.attempt, Fixture.answer(200)))
+        #expect(ended.sends.count == 1)
+        #expect(ended.events(.elapsed).first?.run == ScheduleRun.started)
+        #expect(h.scheduleInfo(id)?.runs == 2 && h.scheduleInfo(id)?.skipped == 1)
+    }
+
+    @Test("replace: the running request is aborted on the wire and a new run starts")
+    func replace() {
+        var h = Harness()
+        let id = h.schedule(scheduleSpec(overlap: .replace))
+        guard let first = h.fireAtArmedDeadline().sends.first else { Issue.record("no first run"); return }
+        let effects = h.fireAtArmedDeadline()
+        #expect(effects.aborts.map(\.0) == [first.job])
+        #expect(effects.sends.count == 1 && effects.sends.first?.job != first.job)
+        #expect(h.scheduler.job(first.job)?.state == .cancelled && h.scheduler.job(first.job)?.reason == .superseded)
+        #expect(h.scheduleInfo(id)?.runs == 2)
+    }
+
+    @Test("down across three elapses: one catch-up run at restart, late by the downtime, then back on the grid")
+    func restartCatchUp() {
+        var h = Harness()
+        let id = h.schedule(scheduleSpec())
+        guard let first = h.fireAtArmedDeadline().sends.first else { Issue.record("no first run"); return }
+        _ = h.handle(.httpFinished(first.job, attempt: first.attempt, Fixture.answer(200)))
+        // Stopped at +2.5 s, started again 6.1 s later (at +8.6 s): 4, 6 and 8 passed.
+        h.advance(500 * ms)
+        var (restarted, _) = h.restarted(after: 6_100 * ms)
+        _ = restarted.request(.watch(JobSelector(job: id.rawValue)))
+        let effects = restarted.fireAtArmedDeadline()
+        #expect(effects.sends.count == 1)
+        let elapsed = effects.events(.elapsed)
+        #expect(elapsed.count == 1 && elapsed.first?.missed == 2)
+        #expect((elapsed.first?.lateByMs ?? 0) > 4_500)
+        let info = restarted.scheduleInfo(id)
+        #expect(info?.runs == 2 && info?.missed == 2)
+        #expect(info?.next.first == WallTime(nanosecondsSinceEpoch: 1_800_000_010 * second))
+
+        var h2 = Harness()
+        let quiet = h2.schedule(scheduleSpec(catchUp: ScheduleCatchUp.none, key: "quiet"))
+        h2.advance(500 * ms)
+        var (restarted2, _) = h2.restarted(after: 6_100 * ms)
+        _ = restarted2.request(.watch(JobSelector(job: quiet.rawValue)))
+        let missed = restarted2.fireAtArmedDeadline()
+        #expect(missed.sends.isEmpty)
+        #expect(missed.events(.elapsed).first?.run == ScheduleRun.missed && restarted2.scheduleInfo(quiet)?.missed == 3)
+    }
+
+    @Test("pause stops elapses; resume goes on from the next future one; both are told to watchers")
+    func pauseResume() {
+        var h = Harness()
+        let id = h.schedule(scheduleSpec(request: false))
+        var effects = h.request(.pause(JobSelector(key: "tick")))
+        #expect(effects.events(.paused).count == 1)
+        #expect(h.scheduleInfo(id)?.paused == true && h.armed == nil)
+        h.advance(7 * second)
+        effects = h.request(.resume(JobSelector(job: id.rawValue)))
+        #expect(effects.events(.resumed).count == 1)
+        #expect(h.armed == h.now.instant.advanced(by: 1 * second))
+        #expect(h.fireAtArmedDeadline().events(.elapsed).first?.run == ScheduleRun.none)
+        #expect(h.scheduleInfo(id)?.missed == 0 && h.scheduleInfo(id)?.runs == 1)
+        #expect(h.request(.pause(JobSelector(job: "cd_0000000000"))).errorCodes == [.unknownJob])
+    }
+
+    @Test("a rule with no elapse left ends the schedule, after its last run ends")
+    func completes() {
+        var h = Harness()
+        let id = h.schedule(scheduleSpec(calendar: "@1800000003"))
+        guard let run = h.fireAtArmedDeadline().sends.first else { Issue.record("no run"); return }
+        #expect(h.scheduler.job(id)?.state == .active)
+        let ended = h.handle(.httpFinished(run.job, attempt: run.attempt, Fixture.answer(200)))
+        #expect(h.scheduler.job(id)?.state == .succeeded)
+        #expect(ended.events(.completed).map(\.job) == [id.rawValue])
+    }
+
+    @Test("bad expressions, zones and combinations are refused with a stable code and change nothing")
+    func refusals() {
+        var h = Harness()
+        let cases: [(ScheduleSpec, SchedulerError.Code)] = [
+            (ScheduleSpec(calendar: "*-02-30"), .badSchedule),
+            (ScheduleSpec(cron: "61 * * * *"), .badSchedule),
+            (ScheduleSpec(calendar: "daily", tz: "Mars/Base"), .badSchedule),
+            (ScheduleSpec(calendar: "2020-01-01"), .badSchedule),
+            (ScheduleSpec(calendar: "daily", cron: "@daily"), .conflictingFields),
+            (ScheduleSpec(), .missingField),
+            (ScheduleSpec(everyMs: 0), .badDuration),
+            (ScheduleSpec(everyMs: 60_000, tz: "UTC"), .conflictingFields),
+            (ScheduleSpec(calendar: "daily UTC", tz: "Europe/Berlin"), .conflictingFields),
+            (ScheduleSpec(everyMs: 60_000, randomizedDelayMs: 60_000), .badDuration),
+            (ScheduleSpec(calendar: "hourly", tz: "UTC", randomizedDelayMs: 3_600_000), .badDuration),
+        ]
+        for (spec, code) in cases {
+            #expect(h.request(.registerSchedule(spec)).errorCodes == [code], "\(spec)")
+        }
+        #expect(h.scheduler.table.schedules.count == 0)
+    }
+
+    @Test("a clock stepped back does not run an elapse twice")
+    func clockStepBack() {
+        var h = Harness()
+        let id = h.schedule(scheduleSpec(calendar: "*:*:00", request: false))
+        #expect(h.fireAtArmedDeadline().events(.elapsed).count == 1)
+        // The wall clock goes back 30 s; the boot-time clock does not.
+        h.now.wall.nanosecondsSinceEpoch -= 30 * second
+        _ = h.handle(.clockStepped)
+        #expect(h.scheduleInfo(id)?.next.first == WallTime(nanosecondsSinceEpoch: (1_800_000_000 + 120) * second))
+        #expect(h.armed == h.now.instant.advanced(by: 90 * second))
+    }
+}
+
+@Suite("Cancelling a schedule and its run")
+struct ScheduleCancelTests {
+    @Test("cancel leaves a run in flight to finish; cancel with abort cancels it and aborts its request")
+    func cancelAndAbort() {
+        for abort in [false, true] {
+            var h = Harness()
+            let id = h.schedule(scheduleSpec())
+            guard let run = h.fireAtArmedDeadline().sends.first else { Issue.record("no run"); return }
+            let effects = h.request(.cancel(JobSelector(job: id.rawValue, abort: abort ? true : nil)))
+            #expect(h.scheduler.job(id)?.state == .cancelled)
+            #expect(effects.aborts.map(\.0) == (abort ? [run.job] : []))
+            #expect(h.scheduler.job(run.job)?.state == (abort ? .cancelled : .active))
+        }
+    }
+
+    @Test("replace on the last elapse of a finite rule: the last run starts, and the schedule ends when it does")
+    func replaceOnTheLastElapse() {
+        var h = Harness()
+        // 1_800_000_000 s is 2027-01-15T08:00:00Z: elapses 2 s and 4 s later, then none.
+        let id = h.schedule(scheduleSpec(calendar: "2027-01-15 08:00:02,04", overlap: .replace))
+        guard let first = h.fireAtArmedDeadline().sends.first else { Issue.record("no first run"); return }
+        let last = h.fireAtArmedDeadline()
+        #expect(last.aborts.map(\.0) == [first.job])
+        guard let run = last.sends.first else { Issue.record("the last elapse started no run"); return }
+        #expect(h.scheduler.job(id)?.state == .active && h.scheduleInfo(id)?.running == run.job.rawValue)
+        #expect(last.events(.completed).isEmpty)
+        let ended = h.handle(.httpFinished(run.job, attempt: run.attempt, Fixture.answer(200)))
+        #expect(h.scheduler.job(id)?.state == .succeeded && ended.events(.completed).count == 1)
+        #expect(h.scheduleInfo(id)?.next == [])
+    }
+
+    @Test("a restart that finds the run's job gone forgets it: the next elapse runs, not skips")
+    func restartWithoutTheRun() {
+        var h = Harness()
+        let id = h.schedule(scheduleSpec())
+        guard let run = h.fireAtArmedDeadline().sends.first else { Issue.record("no run"); return }
+        var restarted = Harness()
+        restarted.now = h.now
+        restarted.advance(500 * ms)
+        restarted.scheduler = Scheduler(configuration: SchedulerConfiguration(), seed: 1, now: restarted.now)
+        restarted.openConnections()
+        _ = restarted.handle(.restore(h.storedRecords.filter { $0.id != run.job.rawValue }))
+        #expect(restarted.scheduleInfo(id)?.running == nil && restarted.scheduleInfo(id)?.lastOutcome == .cancelled)
+        #expect(restarted.fireAtArmedDeadline().sends.count == 1)
+        #expect(restarted.scheduleInfo(id)?.skipped == 0)
+    }
+}
