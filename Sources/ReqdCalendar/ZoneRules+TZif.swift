@@ -1,7 +1,7 @@
 extension ZoneRules {
     /// Reads a TZif file (RFC 8536, versions 1 to 4): its 64-bit transitions when it has them, and
     /// the POSIX rule at its end for the years after.
-    public init(name: String, tzif bytes: [UInt8]) throws(CalendarError) {
+    public convenience init(name: String, tzif bytes: [UInt8]) throws(CalendarError) {
         func bad() -> CalendarError { CalendarError(.unknownZone, "\(name) is not a TZif file") }
         guard bytes.count >= 44, bytes[0..<4].elementsEqual("TZif".utf8) else { throw bad() }
         func be32(_ at: Int) -> Int64 {

@@ -39,58 +39,68 @@ extension Schedule {
         // Elapses whose (delayed) turn has come: the delay is shorter than the gap between two.
         let count = rule.count(from: due, through: WallTime(nanosecondsSinceEpoch: now.wall.nanosecondsSinceEpoch - delay), limit: Self.countLimit)
         let overdue = count > 1 || lateBy > CatchupPacer.overdueAfter
-        lastElapse = due
-        lastLateBy = lateBy
         plan(after: now.wall, id: id, random: &random)
-        if overdue, catchUp == .none {
-            missed += count
-            return .missed(count: count, lateBy: lateBy)
-        }
-        let passed = count - 1
-        missed += passed
-        guard request != nil else {
-            runs += 1
-            return .elapsed(lateBy: lateBy, missed: passed)
-        }
-        guard let running else {
-            runs += 1
-            return .run(lateBy: lateBy, missed: passed, replacing: nil)
-        }
-        switch overlap {
-        case .skip:
-            skipped += 1
-            return .skipped(lateBy: lateBy, missed: passed)
-        case .queue:
-            if queued { skipped += 1 } else { queued = true }
-            return .queued(lateBy: lateBy, missed: passed)
-        case .replace:
-            runs += 1
-            return .run(lateBy: lateBy, missed: passed, replacing: running)
+        let catchUp = catchUp
+        let hasRequest = request != nil
+        let overlap = overlap
+        return updateHistory { history in
+            history.lastElapse = due
+            history.lastLateBy = lateBy
+            if overdue, catchUp == .none {
+                history.missed += count
+                return .missed(count: count, lateBy: lateBy)
+            }
+            let passed = count - 1
+            history.missed += passed
+            guard hasRequest else {
+                history.runs += 1
+                return .elapsed(lateBy: lateBy, missed: passed)
+            }
+            guard let running = history.running else {
+                history.runs += 1
+                return .run(lateBy: lateBy, missed: passed, replacing: nil)
+            }
+            switch overlap {
+            case .skip:
+                history.skipped += 1
+                return .skipped(lateBy: lateBy, missed: passed)
+            case .queue:
+                if history.queued { history.skipped += 1 } else { history.queued = true }
+                return .queued(lateBy: lateBy, missed: passed)
+            case .replace:
+                history.runs += 1
+                return .run(lateBy: lateBy, missed: passed, replacing: running)
+            }
         }
     }
 
     /// Records the request job a run started.
     mutating func runStarted(_ job: JobID) {
-        running = job
-        lastRun = job
-        lastOutcome = nil
+        updateHistory { history in
+            history.running = job
+            history.lastRun = job
+            history.lastOutcome = nil
+        }
     }
 
     /// A run's request job ended.
     mutating func runEnded(_ job: JobID, as state: JobState) -> ScheduleRunEnd {
-        if lastRun == job { lastOutcome = state }
-        guard running == job else { return .notCurrent }
-        running = nil
-        guard queued else { return .ended }
-        queued = false
-        runs += 1
-        return .startQueued
+        guard lastRun == job || running == job else { return .notCurrent }
+        return updateHistory { history in
+            if history.lastRun == job { history.lastOutcome = state }
+            guard history.running == job else { return .notCurrent }
+            history.running = nil
+            guard history.queued else { return .ended }
+            history.queued = false
+            history.runs += 1
+            return .startQueued
+        }
     }
 
     /// Stops elapses until `resume`; a run in flight goes on.
     mutating func pause() {
         paused = true
-        queued = false
+        if queued { updateHistory { $0.queued = false } }
     }
 
     /// Goes on from the next elapse after `now`: what passed while paused is neither run nor missed.

@@ -25,21 +25,8 @@ public struct Schedule: Sendable {
     public var due: WallTime?
     /// The delay drawn for `due`.
     public var delay: Int64 = 0
-    /// The last elapse handled, and how late (nanoseconds after its instant and delay).
-    public var lastElapse: WallTime?
-    public var lastLateBy: Int64?
-    /// Elapses that started a run (or, without a request, that fired).
-    public var runs = 0
-    /// Elapses that came while a run was still going (`skip`, or `queue` with one already waiting).
-    public var skipped = 0
-    /// Elapses that passed while the daemon was down, the machine slept or the schedule was late.
-    public var missed = 0
-    /// The run in flight, the one started last, and how that one ended.
-    public var running: JobID?
-    public var lastRun: JobID?
-    public var lastOutcome: JobState?
-    /// Whether a run waits for the running one to end (`queue`).
-    public var queued = false
+    /// What its elapses and runs have done; nil until the first elapse.
+    var history: Box<ScheduleHistory>?
 
     public init(
         rule: ScheduleRule, overlap: ScheduleOverlap = .skip, catchUp: ScheduleCatchUp = .one, randomizedDelay: Int64 = 0,
@@ -51,6 +38,24 @@ public struct Schedule: Sendable {
         self.randomizedDelay = randomizedDelay
         self.fixedDelay = fixedDelay
         self.request = request
+    }
+
+    public var lastElapse: WallTime? { history?.value.lastElapse }
+    public var lastLateBy: Int64? { history?.value.lastLateBy }
+    public var runs: Int { history?.value.runs ?? 0 }
+    public var skipped: Int { history?.value.skipped ?? 0 }
+    public var missed: Int { history?.value.missed ?? 0 }
+    public var running: JobID? { history?.value.running }
+    public var lastRun: JobID? { history?.value.lastRun }
+    public var lastOutcome: JobState? { history?.value.lastOutcome }
+    public var queued: Bool { history?.value.queued ?? false }
+
+    /// Changes the history in one step: one allocation, however many fields change.
+    mutating func updateHistory<R>(_ change: (inout ScheduleHistory) -> R) -> R {
+        var value = history?.value ?? ScheduleHistory()
+        let result = change(&value)
+        history = Box(value)
+        return result
     }
 
     /// The next `count` elapses from `due` on, for `status`.

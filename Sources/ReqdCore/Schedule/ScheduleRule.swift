@@ -3,8 +3,9 @@ import ReqdProtocol
 
 /// When a schedule elapses: a calendar or cron expression in a zone, or a fixed interval from an anchor.
 public enum ScheduleRule: Sendable {
-    /// An `OnCalendar=` or cron expression, resolved in its zone (`Recurrence` has the rule at clock changes).
-    case calendar(Recurrence)
+    /// An `OnCalendar=` or cron expression, resolved in its zone (`Recurrence` has the rule at clock
+    /// changes). Boxed: a zone's rules are a few hundred bytes, and every schedule's slot would pay them.
+    indirect case calendar(Recurrence)
     /// Every `interval` nanoseconds after `anchor` (the registration), whatever the zone.
     case every(interval: Int64, anchor: WallTime)
 

@@ -48,15 +48,17 @@ extension WorkRecord where Settings == ScheduleSettings, Counters == ScheduleCou
         schedule.followsLocalZone = settings.tz == nil && settings.everyNanos == nil
         schedule.due = counters.due
         schedule.delay = counters.delayNanos
-        schedule.lastElapse = counters.lastElapse
-        schedule.lastLateBy = counters.lastLateByNanos
-        schedule.runs = counters.runs
-        schedule.skipped = counters.skipped
-        schedule.missed = counters.missed
-        schedule.running = counters.running.map(JobID.init)
-        schedule.lastRun = counters.lastRun.map(JobID.init)
-        schedule.lastOutcome = counters.lastOutcome
-        schedule.queued = counters.queued
+        var history = ScheduleHistory()
+        history.lastElapse = counters.lastElapse
+        history.lastLateBy = counters.lastLateByNanos
+        history.runs = counters.runs
+        history.skipped = counters.skipped
+        history.missed = counters.missed
+        history.running = counters.running.map(JobID.init)
+        history.lastRun = counters.lastRun.map(JobID.init)
+        history.lastOutcome = counters.lastOutcome
+        history.queued = counters.queued
+        if history != ScheduleHistory() { schedule.history = Box(history) }
         schedule.paused = counters.paused
         return schedule
     }

@@ -21,6 +21,10 @@ import ReqdProtocol
 ///   suite restart --count N        start to READY=1 with N persisted countdowns
 ///                                  [--keep-state DIR: leave a copy of the filled store there]
 ///   suite submit --url URL [--count N]   requests/s that N ephemeral submits drive to URL
+///   suite schedule-memory --count N   RSS per job at N ephemeral countdowns, N schedules every
+///                                  hour and N on a calendar, each on a fresh daemon
+///   suite schedule-lateness --count N [--seconds S]   N schedules on *:*:0/1, all elapsing every
+///                                  second; the lateness of 1,000 of them, watched, over S s (10)
 ///   suite retained --url URL [--count N] [--kind K]   RSS per ended, retained job: N durable
 ///                                  jobs (default 100,000, the default jobs.max_retained), a third
 ///                                  each of countdowns, submits and polls to URL, all ended and
@@ -57,6 +61,10 @@ func suiteBench() {
         case "submit":
             guard let url = option("--url") else { throw BenchError("give --url http://127.0.0.1:PORT/PATH") }
             try submitDriveRate(url: url, count: count)
+        case "schedule-memory":
+            try scheduleMemory(count: count)
+        case "schedule-lateness":
+            try scheduleLateness(count: count, seconds: Double(option("--seconds") ?? "") ?? 10)
         case "retained":
             guard let url = option("--url") else { throw BenchError("give --url http://127.0.0.1:PORT/PATH") }
             let kinds = ["countdown", "submit", "poll"]

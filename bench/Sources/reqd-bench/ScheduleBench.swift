@@ -1,0 +1,68 @@
+import Foundation
+import Synchronization
+
+/// RSS per job above an idle daemon for `count` ephemeral jobs of one kind, one fresh daemon per
+/// kind, one after the other: countdowns an hour out, schedules every hour (`every_ms`), and
+/// schedules on a calendar (`*:0/15` in UTC); none sends a request. Prints each, and the
+/// schedules' ratio to the countdown (issue 20's target: at most 2).
+func scheduleMemory(count: Int) throws {
+    func perJob(_ fields: @escaping (Int, Int) -> String) throws -> Int {
+        let daemon = try DaemonUnderTest(binary: reqdPath)
+        defer { daemon.stop() }
+        usleep(300_000)
+        let idle = daemon.residentBytes
+        try pipeline(socket: daemon.socket, count: count, connections: 4) { _, connection, sequence in fields(connection, sequence) }
+        usleep(500_000)
+        return (daemon.residentBytes - idle) / count
+    }
+    let countdown = try perJob { c, s in
+        "\"op\":\"register-countdown\",\"key\":\"c\(c)-\(s)\",\"duration_ms\":3600000,\"tick_ms\":3600000,\"ephemeral\":true"
+    }
+    let every = try perJob { c, s in "\"op\":\"register-schedule\",\"key\":\"e\(c)-\(s)\",\"every_ms\":3600000,\"ephemeral\":true" }
+    let calendar = try perJob { c, s in
+        "\"op\":\"register-schedule\",\"key\":\"k\(c)-\(s)\",\"calendar\":\"*:0/15\",\"tz\":\"UTC\",\"ephemeral\":true"
+    }
+    print("RSS_PER_COUNTDOWN=\(countdown)\nRSS_PER_SCHEDULE_EVERY=\(every)\nRSS_PER_SCHEDULE_CALENDAR=\(calendar)")
+    print(String(format: "EVERY_TO_COUNTDOWN=%.2f\nCALENDAR_TO_COUNTDOWN=%.2f", Double(every) / Double(countdown), Double(calendar) / Double(countdown)))
+}
+
+/// `count` ephemeral schedules on `*:*:0/1` in UTC (no request), so `count` elapses fall on every
+/// second; a watcher of 1,000 of them, spread over the registration order (their own scope),
+/// collects their `elapsed` events for `seconds` and prints the lateness percentiles.
+func scheduleLateness(count: Int, seconds: Double) throws {
+    let daemon = try DaemonUnderTest(binary: reqdPath)
+    defer { daemon.stop() }
+    try pipeline(socket: daemon.socket, count: count, connections: 4) { index, connection, sequence in
+        // Every hundredth: the watched ones stand anywhere in each second's burst.
+        let scope = index % max(1, count / 1_000) == 0 ? "watched" : "other"
+        return "\"op\":\"register-schedule\",\"key\":\"t\(connection)-\(sequence)\",\"calendar\":\"*:*:0/1\",\"tz\":\"UTC\",\"scope\":\"\(scope)\",\"ephemeral\":true"
+    }
+    let watcher = try BenchSocket(path: daemon.socket)
+    try watcher.write(line("{\"id\":1,\"op\":\"watch\",\"scope\":\"watched\"}"))
+    _ = try watcher.readLine()
+    let start = wallNow()
+    var lateness: [Double] = []
+    // When each event reached this client after its elapse (the whole second): the daemon's own
+    // `late_by_ms` is read once per turn, and one turn fires every elapse that is due, so the last
+    // of a burst of 100,000 shows the lateness of the turn's start, not its own.
+    var arrival: [Double] = []
+    var lines: [(received: Double, line: [UInt8])] = []
+    while wallNow() < start + seconds {
+        let reply = try watcher.readLine()
+        lines.append((wallNow(), reply))
+    }
+    // Parsed afterwards, so the parsing of one event does not delay the reading of the next.
+    for (received, reply) in lines {
+        guard let event = try? JSONSerialization.jsonObject(with: Data(reply)) as? [String: Any],
+            event["event"] as? String == "elapsed", let late = event["late_by_ms"] as? Double
+        else { continue }
+        lateness.append(late)
+        arrival.append((received - floor(received)) * 1_000)
+    }
+    lateness.sort()
+    arrival.sort()
+    guard !lateness.isEmpty else { throw BenchError("no elapse was seen") }
+    print("ELAPSES_SEEN=\(lateness.count)")
+    print(String(format: "P50_MS=%.3f\nP99_MS=%.3f\nMAX_MS=%.3f", percentile(lateness, 0.5), percentile(lateness, 0.99), lateness.last ?? .nan))
+    print(String(format: "ARRIVAL_P50_MS=%.3f\nARRIVAL_P99_MS=%.3f\nARRIVAL_MAX_MS=%.3f", percentile(arrival, 0.5), percentile(arrival, 0.99), arrival.last ?? .nan))
+}
