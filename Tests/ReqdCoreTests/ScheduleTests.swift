@@ -1,5 +1,6 @@
 import ReqdCalendar
 import ReqdProtocol
+import Synchronization
 import Testing
 @testable import ReqdCore
 
@@ -231,5 +232,27 @@ struct ScheduleCancelTests {
         #expect(restarted.scheduleInfo(id)?.running == nil && restarted.scheduleInfo(id)?.lastOutcome == .cancelled)
         #expect(restarted.fireAtArmedDeadline().sends.count == 1)
         #expect(restarted.scheduleInfo(id)?.skipped == 0)
+    }
+
+    @Test("a change of the local zone moves the pending elapse of a schedule given no zone, not one given a zone")
+    func localZoneChange() {
+        final class Local: Sendable {
+            let zone = Mutex(ZoneRules.utc)
+        }
+        let local = Local()
+        let database = ZoneDatabase()
+        var h = Harness()
+        h.scheduler.zones = ZoneProvider(named: { try? database.zone(named: $0) }, local: { local.zone.withLock { $0 } })
+        // 09:00 daily: in UTC at first, then in Berlin; the other stays in UTC by name.
+        let following = h.schedule(ScheduleSpec(calendar: "09:00", key: "local"))
+        let fixed = h.schedule(ScheduleSpec(calendar: "09:00", tz: "UTC", key: "utc"))
+        // 1_800_000_000 s is 2027-01-15T08:00:00Z.
+        #expect(h.scheduleInfo(following)?.next.first == WallTime(nanosecondsSinceEpoch: (1_800_000_000 + 3_600) * second))
+        local.zone.withLock { $0 = (try? database.zone(named: "Europe/Berlin")) ?? .utc }
+        _ = h.handle(.localZoneChanged)
+        #expect(h.scheduleInfo(following)?.zone == "Europe/Berlin")
+        #expect(h.scheduleInfo(following)?.next.first == WallTime(nanosecondsSinceEpoch: (1_800_000_000 + 86_400) * second))
+        #expect(h.scheduleInfo(fixed)?.next.first == WallTime(nanosecondsSinceEpoch: (1_800_000_000 + 3_600) * second))
+        #expect(h.armed == h.now.instant.advanced(by: 3_600 * second))
     }
 }

@@ -1,3 +1,4 @@
+import ReqdCalendar
 import ReqdProtocol
 
 /// A schedule's timing: planning elapses, handling them when the timer fires, and its runs.
@@ -95,6 +96,12 @@ extension Schedule {
             history.runs += 1
             return .startQueued
         }
+    }
+
+    /// Moves a calendar rule to another zone; an interval has none.
+    mutating func rezone(_ zone: ZoneRules) {
+        guard case .calendar(let recurrence) = rule else { return }
+        rule = .calendar(Recurrence(pattern: recurrence.pattern, zone: zone))
     }
 
     /// Stops elapses until `resume`; a run in flight goes on.

@@ -18,8 +18,8 @@ public struct Schedule: Sendable {
     /// The request each elapse starts, with its retry policy; nil for elapse events only.
     public var request: Box<Delivery>?
     public var paused = false
-    /// Whether the rule's zone is the daemon's local zone, given by no name. It is stored so, and
-    /// read back in the local zone of the daemon that reads it.
+    /// Whether the rule's zone is the daemon's local zone, given by no name: it moves with the
+    /// local zone, and is stored so, to be read back in the local zone of the daemon that reads it.
     public var followsLocalZone = false
     /// The next elapse the timer waits for, before its delay; nil once none is left.
     public var due: WallTime?

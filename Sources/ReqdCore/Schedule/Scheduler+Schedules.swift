@@ -112,6 +112,18 @@ extension Scheduler {
         }
     }
 
+    /// The local zone changed: schedules given no zone take the new one and plan again.
+    mutating func rezoneLocalSchedules(at now: ClockReading, into effects: inout [SchedulerEffect]) {
+        let zone = zones.local()
+        for id in Array(table.schedules.keys) where table[id]?.isActive == true && table.schedules[id]?.machine.followsLocalZone == true {
+            table.schedules[id]?.machine.rezone(zone)
+            if table.schedules[id]?.machine.replan(at: now, id: id, random: &random) == true {
+                persistSchedule(id, at: now, into: &effects)
+            }
+            advance(id, at: now, into: &effects)
+        }
+    }
+
     /// After a restore: a schedule whose run's request job is gone, or ended while the daemon was
     /// down, forgets it, so that its next elapse is not taken for an overlap.
     /// A queued run starts now; the schedule ends if its rule has no elapse left.

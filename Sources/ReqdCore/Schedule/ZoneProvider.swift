@@ -7,7 +7,7 @@ import ReqdCalendar
 public struct ZoneProvider: Sendable {
     /// The zone with an IANA name (or `UTC`); nil when there is none by that name.
     public var named: @Sendable (String) -> ZoneRules?
-    /// The daemon's local zone (as it was when the daemon started).
+    /// The daemon's local zone now.
     public var local: @Sendable () -> ZoneRules
 
     public init(named: @escaping @Sendable (String) -> ZoneRules?, local: @escaping @Sendable () -> ZoneRules) {

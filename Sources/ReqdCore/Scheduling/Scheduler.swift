@@ -143,6 +143,8 @@ public struct Scheduler: Sendable {
             probeRound(at: now, into: &effects)
         case .clockStepped:
             replanSchedules(at: now, into: &effects)
+        case .localZoneChanged:
+            rezoneLocalSchedules(at: now, into: &effects)
         case .shutdown:
             shuttingDown = true
         }

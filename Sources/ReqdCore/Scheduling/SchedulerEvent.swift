@@ -27,6 +27,9 @@ public enum SchedulerEvent: Sendable {
     case networkChanged
     /// The wall clock was stepped: schedules plan their pending elapses again.
     case clockStepped
+    /// The daemon's local zone changed (`zones.local()` has the new one): schedules given no zone
+    /// plan their pending elapses again in it.
+    case localZoneChanged
     /// A reloaded configuration.
     case reconfigure(SchedulerConfiguration)
     /// The daemon is stopping: refuse new work.

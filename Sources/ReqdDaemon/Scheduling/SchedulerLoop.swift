@@ -48,6 +48,7 @@ public final class SchedulerLoop: @unchecked Sendable {
     private var status = SystemdStatus()
     private var timer: WakeupTimer?
     private var clockMonitor: ClockChangeMonitor?
+    private var localZoneMonitor: LocalZoneMonitor?
     /// The system's time zones, for schedules, here and in the restore's reading thread.
     let zones: ZoneCache
     private var networkMonitor: NetworkChangeMonitor?
@@ -100,6 +101,9 @@ public final class SchedulerLoop: @unchecked Sendable {
         self.timer = timer
         clockMonitor = ClockChangeMonitor(queue: queue) { [weak self] in self?.turnOnQueue([.clockStepped]) }
         networkMonitor = NetworkChangeMonitor(queue: queue) { [weak self] in self?.turnOnQueue([.event(.networkChanged)]) }
+        localZoneMonitor = LocalZoneMonitor(queue: queue) { [weak self, zones] in
+            if zones.reloadLocal() { self?.turnOnQueue([.event(.localZoneChanged)]) }
+        }
         if networkMonitor == nil {
             logger.warning("cannot watch network changes (netlink: \(String(cString: strerror(errno)))); unreachable targets are probed on a timer only")
         }
@@ -110,6 +114,7 @@ public final class SchedulerLoop: @unchecked Sendable {
         timer?.cancelLater()
         clockMonitor?.cancelLater()
         networkMonitor?.cancelLater()
+        localZoneMonitor?.cancelLater()
     }
 
     /// Connects the store whose commits gate durable acknowledgements; before start-up only.
@@ -212,6 +217,7 @@ public final class SchedulerLoop: @unchecked Sendable {
         timer?.cancel()
         clockMonitor?.cancel()
         networkMonitor?.cancel()
+        localZoneMonitor?.cancel()
     }
 
     private func enqueue(_ item: Item) {
@@ -310,6 +316,8 @@ public final class SchedulerLoop: @unchecked Sendable {
                 logger.info("wall clock was set; re-arming the timer and planning schedules again")
                 plan.clockStepped()
                 events.append(.clockStepped)
+                // A change of zone may come with the clock being set, or without any inotify event.
+                if zones.reloadLocal() { events.append(.localZoneChanged) }
             }
         }
         var effects: [SchedulerEffect] = []

@@ -2,7 +2,8 @@ import ReqdCalendar
 import ReqdCore
 import Synchronization
 
-/// The system's time zones, each read from its TZif file once and kept until the daemon stops: the
+/// The system's time zones, each read from its TZif file once and kept until the daemon stops (the
+/// local zone is read again when `/etc/localtime` changes or the clock is set): the
 /// scheduler's queue asks for a zone on every schedule registration, and must not read a file
 /// each time. Names that name no zone are remembered too (up to `maxMisses`), so a client that
 /// sends made-up names does not make the queue open files either.
@@ -15,11 +16,21 @@ final class ZoneCache: Sendable {
     static let maxMisses = 1_024
     private let database: ZoneDatabase
     private let known = Mutex(Known())
-    private let localZone: ZoneRules
+    private let localZone: Mutex<ZoneRules>
 
     init(database: ZoneDatabase = ZoneDatabase()) {
         self.database = database
-        localZone = database.localZone()
+        localZone = Mutex(database.localZone())
+    }
+
+    /// Reads the local zone again (`$TZ`, then `/etc/localtime`); true when it changed.
+    func reloadLocal() -> Bool {
+        let now = database.localZone()
+        return localZone.withLock { current in
+            guard current != now else { return false }
+            current = now
+            return true
+        }
     }
 
     /// The zone named `name`, read on first use; nil when the system has none by that name.
@@ -37,6 +48,6 @@ final class ZoneCache: Sendable {
 
     /// The provider the scheduler and the restore use.
     var provider: ZoneProvider {
-        ZoneProvider(named: { [self] in zone(named: $0) }, local: { [localZone] in localZone })
+        ZoneProvider(named: { [self] in zone(named: $0) }, local: { [self] in localZone.withLock { $0 } })
     }
 }
