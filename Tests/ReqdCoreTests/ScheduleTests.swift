@@ -255,4 +255,27 @@ struct ScheduleCancelTests {
         #expect(h.scheduleInfo(fixed)?.next.first == WallTime(nanosecondsSinceEpoch: (1_800_000_000 + 3_600) * second))
         #expect(h.armed == h.now.instant.advanced(by: 3_600 * second))
     }
+
+    @Test("replace while the run's row is still being written: the replaced run ends superseded once its commit is done")
+    func replaceAStagedRun() {
+        var h = Harness()
+        h.autoCommit = false
+        _ = h.request(.registerSchedule(scheduleSpec(overlap: .replace)))
+        let registered = h.pendingBarriers
+        h.pendingBarriers = []
+        for token in registered { _ = h.handle(.commitCompleted(token, failure: nil)) }
+        guard let id = h.scheduler.table.schedules.keys.first else { Issue.record("no schedule"); return }
+        _ = h.fireAtArmedDeadline()
+        let first = h.scheduleInfo(id)?.running
+        _ = h.fireAtArmedDeadline()
+        let second = h.scheduleInfo(id)?.running
+        #expect(first != nil && second != nil && first != second)
+        let barriers = h.pendingBarriers
+        h.pendingBarriers = []
+        for token in barriers { _ = h.handle(.commitCompleted(token, failure: nil)) }
+        #expect(h.scheduler.job(JobID(first ?? ""))?.state == .cancelled)
+        #expect(h.scheduler.job(JobID(first ?? ""))?.reason == .superseded)
+        #expect(h.scheduler.job(JobID(second ?? ""))?.state == .active)
+        #expect(h.scheduleInfo(id)?.running == second)
+    }
 }

@@ -40,6 +40,11 @@ extension Scheduler {
                 commits.setUnstored(job.id, true)
             }
             activate(job, follower: nil, at: now, into: &effects)
+            if let parent = job.delivery?.parent, parent.kind == .schedule, table.schedules[parent]?.machine.running != job.id {
+                // A schedule's run that a newer run replaced (`overlap: replace`) while its row
+                // was being written: it ends now, as it would have had it been running.
+                finish(job.id, as: .cancelled, reason: .superseded, replacedBy: nil, at: now, into: &effects)
+            }
             return
         case .stored(let id):
             if failure == nil { commits.setUnstored(id, false) }
