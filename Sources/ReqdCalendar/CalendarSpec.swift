@@ -29,42 +29,38 @@ public struct CalendarSpec: CivilPattern, Hashable, Sendable {
             guard let year = Self.first(year, atLeast: c.year, max: 2199) else { return nil }
             if year > c.year { c = CivilTime(year: year, month: 1, day: 1) }
             guard let month = Self.first(month, atLeast: c.month, max: 12) else {
-                c = CivilTime(year: c.year + 1, month: 1, day: 1)
+                c = c.nextYear
                 continue
             }
             if month > c.month { c = CivilTime(year: c.year, month: month, day: 1) }
             let last = CivilTime.daysIn(month: c.month, year: c.year)
             guard let day = firstDay(atLeast: c.day, lastDay: last) else {
-                c = c.month == 12 ? CivilTime(year: c.year + 1, month: 1, day: 1) : CivilTime(year: c.year, month: c.month + 1, day: 1)
+                c = c.nextMonth
                 continue
             }
             if day > c.day { c = CivilTime(year: c.year, month: c.month, day: day) }
             if let weekdays, weekdays & (1 << c.weekday) == 0 {
-                c = Self.nextDay(c)
+                c = c.nextDay
                 continue
             }
             guard let hour = Self.first(hour, atLeast: c.hour, max: 23) else {
-                c = Self.nextDay(c)
+                c = c.nextDay
                 continue
             }
             if hour > c.hour { c = CivilTime(year: c.year, month: c.month, day: c.day, hour: hour) }
             guard let minute = Self.first(minute, atLeast: c.minute, max: 59) else {
-                c = CivilTime(localMicroseconds: CivilTime(year: c.year, month: c.month, day: c.day, hour: c.hour).localMicroseconds + 3_600_000_000)
+                c = c.nextHour
                 continue
             }
             if minute > c.minute { c = CivilTime(year: c.year, month: c.month, day: c.day, hour: c.hour, minute: minute) }
             guard let second = Self.first(second, atLeast: c.microsecond, max: 59_999_999) else {
-                c = CivilTime(localMicroseconds: CivilTime(year: c.year, month: c.month, day: c.day, hour: c.hour, minute: c.minute).localMicroseconds + 60_000_000)
+                c = c.nextMinute
                 continue
             }
             c.microsecond = second
             return c
         }
         return nil
-    }
-
-    private static func nextDay(_ c: CivilTime) -> CivilTime {
-        CivilTime(localMicroseconds: CivilTime(year: c.year, month: c.month, day: c.day).localMicroseconds + 86_400_000_000)
     }
 
     /// The smallest value of `components` at least `value` and at most `max`; `value` itself for `*`.

@@ -39,6 +39,18 @@ public struct CivilTime: Hashable, Comparable, Sendable, CustomStringConvertible
     /// The day of the week, 0 for Monday to 6 for Sunday.
     public var weekday: Int { (CivilTime.days(year: year, month: month, day: day) + 3).floorModulo(7) }
 
+    /// Midnight at the start of the next year, month or day, or the start of the next hour or
+    /// minute: where a search for a matching time goes on when a field has no match left.
+    var nextYear: CivilTime { CivilTime(year: year + 1, month: 1, day: 1) }
+    var nextMonth: CivilTime { month == 12 ? nextYear : CivilTime(year: year, month: month + 1, day: 1) }
+    var nextDay: CivilTime { CivilTime(localMicroseconds: CivilTime(year: year, month: month, day: day).localMicroseconds + 86_400_000_000) }
+    var nextHour: CivilTime {
+        CivilTime(localMicroseconds: CivilTime(year: year, month: month, day: day, hour: hour).localMicroseconds + 3_600_000_000)
+    }
+    var nextMinute: CivilTime {
+        CivilTime(localMicroseconds: CivilTime(year: year, month: month, day: day, hour: hour, minute: minute).localMicroseconds + 60_000_000)
+    }
+
     public static func < (a: CivilTime, b: CivilTime) -> Bool {
         (a.year, a.month, a.day, a.hour, a.minute, a.microsecond) < (b.year, b.month, b.day, b.hour, b.minute, b.microsecond)
     }

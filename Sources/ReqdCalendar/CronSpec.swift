@@ -24,24 +24,24 @@ public struct CronSpec: CivilPattern, Hashable, Sendable {
     public func firstMatch(atOrAfter time: CivilTime) -> CivilTime? {
         var c = time
         if c.microsecond > 0 {
-            c = CivilTime(localMicroseconds: CivilTime(year: c.year, month: c.month, day: c.day, hour: c.hour, minute: c.minute).localMicroseconds + 60_000_000)
+            c = c.nextMinute
         }
         while c.year <= 2199 {
             guard months & (1 << c.month) != 0 else {
-                c = c.month == 12 ? CivilTime(year: c.year + 1, month: 1, day: 1) : CivilTime(year: c.year, month: c.month + 1, day: 1)
+                c = c.nextMonth
                 continue
             }
             guard matchesDay(c) else {
-                c = CivilTime(localMicroseconds: CivilTime(year: c.year, month: c.month, day: c.day).localMicroseconds + 86_400_000_000)
+                c = c.nextDay
                 continue
             }
             guard let hour = (c.hour...23).first(where: { hours & (1 << $0) != 0 }) else {
-                c = CivilTime(localMicroseconds: CivilTime(year: c.year, month: c.month, day: c.day).localMicroseconds + 86_400_000_000)
+                c = c.nextDay
                 continue
             }
             if hour > c.hour { c = CivilTime(year: c.year, month: c.month, day: c.day, hour: hour) }
             guard let minute = (c.minute...59).first(where: { minutes & (1 << $0) != 0 }) else {
-                c = CivilTime(localMicroseconds: CivilTime(year: c.year, month: c.month, day: c.day, hour: c.hour).localMicroseconds + 3_600_000_000)
+                c = c.nextHour
                 continue
             }
             c.minute = minute

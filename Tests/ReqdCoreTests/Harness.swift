@@ -144,17 +144,18 @@ extension Harness {
         return Array(latest.values)
     }
 
-    /// A daemon started again from the stored rows, `down` nanoseconds after this one stopped,
-    /// with the effects of the restore.
+    /// A daemon started again from the stored rows (those `keeping` keeps), `down` nanoseconds
+    /// after this one stopped, with the effects of the restore.
     func restarted(
-        after down: Int64 = 0, configuration: SchedulerConfiguration = SchedulerConfiguration()
+        after down: Int64 = 0, configuration: SchedulerConfiguration = SchedulerConfiguration(),
+        keeping: (JobRecord) -> Bool = { _ in true }
     ) -> (harness: Harness, effects: [SchedulerEffect]) {
         var restarted = Harness()
         restarted.now = now
         restarted.advance(down)
         restarted.scheduler = Scheduler(configuration: configuration, seed: 1, now: restarted.now)
         restarted.openConnections()
-        let effects = restarted.handle(.restore(storedRecords))
+        let effects = restarted.handle(.restore(storedRecords.filter(keeping)))
         return (restarted, effects)
     }
 

@@ -223,12 +223,7 @@ struct ScheduleCancelTests {
         var h = Harness()
         let id = h.schedule(scheduleSpec())
         guard let run = h.fireAtArmedDeadline().sends.first else { Issue.record("no run"); return }
-        var restarted = Harness()
-        restarted.now = h.now
-        restarted.advance(500 * ms)
-        restarted.scheduler = Scheduler(configuration: SchedulerConfiguration(), seed: 1, now: restarted.now)
-        restarted.openConnections()
-        _ = restarted.handle(.restore(h.storedRecords.filter { $0.id != run.job.rawValue }))
+        var (restarted, _) = h.restarted(after: 500 * ms) { $0.id != run.job.rawValue }
         #expect(restarted.scheduleInfo(id)?.running == nil && restarted.scheduleInfo(id)?.lastOutcome == .cancelled)
         #expect(restarted.fireAtArmedDeadline().sends.count == 1)
         #expect(restarted.scheduleInfo(id)?.skipped == 0)
