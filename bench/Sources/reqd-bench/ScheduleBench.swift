@@ -33,36 +33,61 @@ func scheduleLateness(count: Int, seconds: Double) throws {
     let daemon = try DaemonUnderTest(binary: reqdPath)
     defer { daemon.stop() }
     try pipeline(socket: daemon.socket, count: count, connections: 4) { index, connection, sequence in
-        // Every hundredth: the watched ones stand anywhere in each second's burst.
         let scope = index % max(1, count / 1_000) == 0 ? "watched" : "other"
         return "\"op\":\"register-schedule\",\"key\":\"t\(connection)-\(sequence)\",\"calendar\":\"*:*:0/1\",\"tz\":\"UTC\",\"scope\":\"\(scope)\",\"ephemeral\":true"
     }
-    let watcher = try BenchSocket(path: daemon.socket)
+    try printBurstLateness(socket: daemon.socket, event: "elapsed", until: wallNow() + seconds, expected: nil)
+}
+
+/// The countdown beside `scheduleLateness`, in its shape: `bursts` times `count` ephemeral
+/// countdowns, each burst of `count` due on one whole second, one burst a second; 1,000 of each
+/// burst are watched and their `expired` events give the lateness percentiles.
+func countdownBurstLateness(count: Int, bursts: Int) throws {
+    let daemon = try DaemonUnderTest(binary: reqdPath)
+    defer { daemon.stop() }
+    let total = count * bursts
+    // Registration runs at about 25,000/s pipelined; the first burst comes after it.
+    let first = (wallNow() + 3 + Double(total) / 15_000).rounded(.up)
+    try pipeline(socket: daemon.socket, count: total, connections: 4) { index, connection, sequence in
+        let scope = index % max(1, count / 1_000) == 0 ? "watched" : "other"
+        let due = first + Double(index / count)
+        return "\"op\":\"register-countdown\",\"key\":\"b\(connection)-\(sequence)\",\"until\":\"\(rfc3339(due))\",\"tick_ms\":3600000,\"scope\":\"\(scope)\",\"ephemeral\":true"
+    }
+    guard wallNow() < first - 0.5 else { throw BenchError("registering took past the first burst") }
+    let watched = (0..<total).count { $0 % max(1, count / 1_000) == 0 }
+    try printBurstLateness(socket: daemon.socket, event: "expired", until: first + Double(bursts) + 1, expected: watched)
+}
+
+/// Watches the scope `watched` until `until` (or `expected` events), then prints the percentiles of
+/// the events' `late_by_ms` and of their arrival here after their whole second.
+///
+/// The daemon's `late_by_ms` is read once per turn, and one turn fires every entry that is due, so
+/// the last of a burst shows the lateness of the turn's start, not its own; the arrival shows the
+/// burst's real length.
+private func printBurstLateness(socket: String, event name: String, until: Double, expected: Int?) throws {
+    let watcher = try BenchSocket(path: socket)
     try watcher.write(line("{\"id\":1,\"op\":\"watch\",\"scope\":\"watched\"}"))
     _ = try watcher.readLine()
-    let start = wallNow()
-    var lateness: [Double] = []
-    // When each event reached this client after its elapse (the whole second): the daemon's own
-    // `late_by_ms` is read once per turn, and one turn fires every elapse that is due, so the last
-    // of a burst of 100,000 shows the lateness of the turn's start, not its own.
-    var arrival: [Double] = []
     var lines: [(received: Double, line: [UInt8])] = []
-    while wallNow() < start + seconds {
+    while wallNow() < until, lines.count < expected ?? .max {
         let reply = try watcher.readLine()
         lines.append((wallNow(), reply))
     }
     // Parsed afterwards, so the parsing of one event does not delay the reading of the next.
+    var lateness: [Double] = []
+    var arrival: [Double] = []
     for (received, reply) in lines {
         guard let event = try? JSONSerialization.jsonObject(with: Data(reply)) as? [String: Any],
-            event["event"] as? String == "elapsed", let late = event["late_by_ms"] as? Double
+            event["event"] as? String == name, let late = event["late_by_ms"] as? Double
         else { continue }
         lateness.append(late)
         arrival.append((received - floor(received)) * 1_000)
     }
     lateness.sort()
     arrival.sort()
-    guard !lateness.isEmpty else { throw BenchError("no elapse was seen") }
-    print("ELAPSES_SEEN=\(lateness.count)")
+    guard !lateness.isEmpty else { throw BenchError("no \(name) event was seen") }
+    if let expected, lateness.count != expected { throw BenchError("\(lateness.count) of \(expected) watched jobs were seen") }
+    print("EVENTS_SEEN=\(lateness.count)")
     print(String(format: "P50_MS=%.3f\nP99_MS=%.3f\nMAX_MS=%.3f", percentile(lateness, 0.5), percentile(lateness, 0.99), lateness.last ?? .nan))
     print(String(format: "ARRIVAL_P50_MS=%.3f\nARRIVAL_P99_MS=%.3f\nARRIVAL_MAX_MS=%.3f", percentile(arrival, 0.5), percentile(arrival, 0.99), arrival.last ?? .nan))
 }

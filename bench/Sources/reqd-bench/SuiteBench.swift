@@ -25,6 +25,9 @@ import ReqdProtocol
 ///                                  hour and N on a calendar, each on a fresh daemon
 ///   suite schedule-lateness --count N [--seconds S]   N schedules on *:*:0/1, all elapsing every
 ///                                  second; the lateness of 1,000 of them, watched, over S s (10)
+///   suite burst-lateness --count N [--bursts B]   the countdowns in that shape: B bursts of N
+///                                  countdowns, each burst due on one whole second; the lateness
+///                                  of 1,000 of each burst, watched
 ///   suite retained --url URL [--count N] [--kind K]   RSS per ended, retained job: N durable
 ///                                  jobs (default 100,000, the default jobs.max_retained), a third
 ///                                  each of countdowns, submits and polls to URL, all ended and
@@ -65,6 +68,8 @@ func suiteBench() {
             try scheduleMemory(count: count)
         case "schedule-lateness":
             try scheduleLateness(count: count, seconds: Double(option("--seconds") ?? "") ?? 10)
+        case "burst-lateness":
+            try countdownBurstLateness(count: count, bursts: Int(option("--bursts") ?? "") ?? 5)
         case "retained":
             guard let url = option("--url") else { throw BenchError("give --url http://127.0.0.1:PORT/PATH") }
             let kinds = ["countdown", "submit", "poll"]
