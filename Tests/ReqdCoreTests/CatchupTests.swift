@@ -58,6 +58,8 @@ struct CatchupTests {
     func onTimeIsNotPaced() {
         var configuration = SchedulerConfiguration()
         configuration.userLimits.requestsInFlight = 1_000
+        // The target's concurrency (http.max_connections_per_host, 64) holds the rest for slots, not for time.
+        configuration.targets.defaultConcurrency = 1_000
         var h = Harness(configuration: configuration)
         for index in 0..<300 { _ = h.request(.registerCountdown(Self.hooked("k\(index)", url: "https://hooks.example/done"))) }
         let fired = h.fireAtArmedDeadline()
@@ -71,7 +73,10 @@ struct CatchupTests {
         for index in 0..<100 {
             _ = h.poll(PollSpec(url: "https://api.example/jobs/\(index)", everyMs: 60_000, until: "status == 200", key: "p\(index)"))
         }
-        var (r, effects) = h.restarted(after: 300 * second)
+        // Unanswered, the polls stay in flight: the target's concurrency must not be what stops them.
+        var configuration = SchedulerConfiguration()
+        configuration.targets.defaultConcurrency = 1_000
+        var (r, effects) = h.restarted(after: 300 * second, configuration: configuration)
         let restartedAt = r.now.instant
         var starts: [Int64] = []
         for _ in 0..<200 where starts.count < 100 {
@@ -118,6 +123,8 @@ struct CatchupTests {
     func slowCommitIsNotOverdue() {
         var configuration = SchedulerConfiguration()
         configuration.userLimits.requestsInFlight = 1_000
+        // The target's concurrency (http.max_connections_per_host, 64) holds the rest for slots, not for time.
+        configuration.targets.defaultConcurrency = 1_000
         var h = Harness(configuration: configuration)
         for index in 0..<100 { _ = h.request(.registerCountdown(Self.hooked("k\(index)", url: "https://hooks.example/done"))) }
         h.autoCommit = false

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ReqdCore
 import Testing
 @testable import ReqdDaemon
 
@@ -101,6 +102,38 @@ struct ConfigurationTests {
             } throws: { error in
                 (error as? DaemonError)?.code == code
             }
+        }
+    }
+
+    @Test("target tables load from the file and from --set, and a reload takes them all, http.max_connections_per_host as the default concurrency")
+    func targetTables() throws {
+        let directory = TemporaryDirectory()
+        let file = write(
+            """
+            [http]
+            max_connections_per_host = 16
+            [targets.default]
+            rate = "600/m"
+            [targets."api.example.com:8443"]
+            rate = "20/s"
+            burst = 5
+            [targets."*.example.org"]
+            concurrency = 4
+            [targets.localhost]
+            burst = 2
+            """, in: directory)
+        let loaded = try ConfigurationLoader(file: file, environment: [:], overrides: [("targets.\"*.example.org\".rate", "1/s")]).load()
+        let rules = loaded.scheduler.targets
+        #expect(rules.limits(for: "api.example.com:8443") == .init(rate: TargetRate("20/s"), burst: 5, concurrency: 16, table: "api.example.com:8443"))
+        #expect(rules.limits(for: "a.example.org:443") == .init(rate: TargetRate("1/s"), burst: 1, concurrency: 4, table: "*.example.org"))
+        #expect(rules.limits(for: "localhost:80").burst == 2)
+        #expect(rules.limits(for: "elsewhere:80").rate == TargetRate("600/m"))
+        let (running, restart) = Configuration().reloaded(with: loaded)
+        #expect(running.scheduler.targets.tables == rules.tables && running.scheduler.targets.defaults == rules.defaults)
+        #expect(running.scheduler.targets.defaultConcurrency == 64, "the pool's size changes only on restart, and caps it")
+        #expect(restart == ["http.max_connections_per_host"])
+        #expect(throws: DaemonError.self) {
+            _ = try ConfigurationLoader(file: nil, environment: [:], overrides: [("targets.api.example.com.rate", "1/s")]).load()
         }
     }
 

@@ -88,7 +88,16 @@ private struct ReplyGenerator {
                         LimitsSummary(
                             uid: UInt32($0.random.below(70_000)), applies: $0.chance(50), activeJobs: usage(&$0), connections: usage(&$0),
                             requestsInFlight: usage(&$0), requestsWaiting: $0.int(), retainedJobs: usage(&$0))
-                    }, maxConnections: maybe { $0.int() }))
+                    }, maxConnections: maybe { $0.int() },
+                    targets: maybe { generator in
+                        (0..<generator.random.below(3)).map { _ in
+                            TargetLimitInfo(
+                                target: generator.string(), table: generator.string(), rate: generator.maybe { $0.string() },
+                                burst: generator.int(), concurrency: generator.int(), tokens: generator.maybe { $0.int() },
+                                inFlight: generator.int(), waiting: generator.int(), pausedUntil: generator.maybe { $0.time() },
+                                requestsLastMinute: generator.int(), lastError: generator.maybe { $0.string() })
+                        }
+                    }))
         case 4: return .job(JobResult(job: job()))
         case 5: return .jobs(JobListResult(jobs: (0..<random.below(3)).map { _ in job() }, next: maybe { $0.string() }))
         case 6: return .watching(WatchResult(job: maybe { $0.job() }, scope: maybe { $0.string() }, streaming: chance(50)))

@@ -3,9 +3,9 @@ import ReqdProtocol
 /// A group job's events, in the vocabulary every kind shares.
 extension Group {
     /// Starts what is due (retries of running members, then pending members in order while a slot
-    /// is free) and plans the group's next need for the timer.
-    mutating func advance(_ id: JobID, at now: Instant, timeout: Int64) -> JobAction {
-        let started = startDue(at: now, timeout: timeout)
+    /// is free), at most `startLimit` requests, and plans the group's next need for the timer.
+    mutating func advance(_ id: JobID, at now: Instant, timeout: Int64, startLimit: Int = .max) -> JobAction {
+        let started = startDue(at: now, timeout: timeout, limit: startLimit)
         var action = JobAction(deadline: nextFire.map { .set($0) } ?? .clear)
         action.wire = started.map { start in
             .send(HTTPSend(job: id, attempt: start.number, request: members[start.member].delivery.request, parseJSON: false))

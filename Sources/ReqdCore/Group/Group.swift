@@ -106,17 +106,17 @@ public struct Group: Sendable, Hashable {
 
     /// Starts retries of running members that are due, then pending members in order while a slot
     /// is free; returns each request's member and number.
-    mutating func startDue(at now: Instant, timeout: Int64) -> [(member: Int, number: UInt32)] {
+    mutating func startDue(at now: Instant, timeout: Int64, limit: Int = .max) -> [(member: Int, number: UInt32)] {
         resumeAt = nil
         let retries = running.filter { index in
             let delivery = members[index].delivery
             return !delivery.inFlight && delivery.nextAttempt <= now
         }
         var started: [(member: Int, number: UInt32)] = []
-        for index in retries.sorted() {
+        for index in retries.sorted().prefix(limit) {
             started.append((index, startAttempt(index, at: now, timeout: timeout)))
         }
-        while let index = nextToStart() {
+        while started.count < limit, let index = nextToStart() {
             started.append((index, startAttempt(index, at: now, timeout: timeout)))
         }
         return started

@@ -8,16 +8,33 @@ public struct HTTPAnswer: Sendable, Hashable {
     public var json: JSONValue?
     /// The response headers, when the request asked to keep them.
     public var headers: [HTTPHeader]?
+    /// The `Retry-After` header of a `429` or `503`, kept whatever the request asked, since it
+    /// pauses the whole target.
+    public var retryAfter: String?
 
-    public init(status: Int, body: [UInt8] = [], json: JSONValue? = nil, headers: [HTTPHeader]? = nil) {
+    public init(status: Int, body: [UInt8] = [], json: JSONValue? = nil, headers: [HTTPHeader]? = nil, retryAfter: String? = nil) {
         self.status = status
         self.body = body
         self.json = json
         self.headers = headers
+        self.retryAfter = retryAfter
     }
 }
 
 extension HTTPAnswer {
+    /// The wait `Retry-After` asks for (seconds, or an HTTP date), capped at `cap`; nil without one.
+    func retryAfterNanos(at now: ClockReading, cap: Int64) -> Int64? {
+        guard let value = retryAfter ?? headers?.first(where: { $0.name.lowercased() == "retry-after" })?.value else { return nil }
+        let trimmed = value.trimmingSpaces()
+        var wait: Int64?
+        if let seconds = Int64(trimmed), seconds >= 0 {
+            wait = seconds.multipliedReportingOverflow(by: 1_000_000_000).overflow ? cap : seconds * 1_000_000_000
+        } else if let date = HTTPDate.parse(trimmed) {
+            wait = max(0, date.nanosecondsSinceEpoch - now.wall.nanosecondsSinceEpoch)
+        }
+        return wait.map { min($0, cap) }
+    }
+
     /// The part of the answer a job keeps: its status and at most `limit` bytes of its body, cut
     /// on a character boundary.
     func kept(_ limit: Int) -> HTTPResult {

@@ -46,6 +46,17 @@ public enum RequestURL {
         return host.hasPrefix("[") ? host.dropFirst().dropLast() : host
     }
 
+    /// The target a URL's requests count against (`TargetRules`): `host:port` in lower case, with
+    /// the scheme's port (80, 443) when none is written; an IPv6 literal keeps its brackets. `url`
+    /// must have passed `validate`.
+    public static func target(_ url: String) -> String {
+        guard let separator = url.firstRange(of: "://"),
+            let (host, port) = try? authority(of: url[separator.upperBound...], { _ in SchedulerError(.badURL, "") })
+        else { return "" }
+        let scheme = url[..<separator.lowerBound].lowercased()
+        return host.lowercased() + ":" + (port.flatMap { Int($0) }.map(String.init) ?? (scheme == "https" ? "443" : "80"))
+    }
+
     /// The host (IPv6 literals keep their brackets) and the port text of what follows `://`.
     private static func authority(
         of rest: Substring, _ refuse: (String) -> SchedulerError

@@ -20,12 +20,21 @@ extension Scheduler {
     ///
     /// A network probe never waits: every user's held jobs for its target wait for it.
     mutating func waitsForRequestSlot(_ id: JobID, at now: ClockReading) -> Bool {
-        guard !ledger.isEmpty, let owner = table[id]?.owner else { return false }
+        guard !ledger.isEmpty, let header = table[id], header.isActive else { return false }
+        let owner = header.owner
         let limits = configuration.userLimits
         guard limits.apply(to: owner), ledger.inFlight(owner) >= limits.requestsInFlight, !isProbe(id),
             wouldSend(id, at: now)
         else { return false }
         ledger.wait(id, owner: owner)
+        keepOnlyWhatRunsWhileWaiting(id, at: now)
+        return true
+    }
+
+    /// Leaves on the timer only what must still fire while job `id` waits to send (for a slot
+    /// of its owner's or for its target): a poll's or a group's time limit, and the request
+    /// timeouts of a group's members on the wire.
+    mutating func keepOnlyWhatRunsWhileWaiting(_ id: JobID, at now: ClockReading) {
         let stillDue: Instant? =
             switch id.kind {
             case .poll?: table.polls[id]?.machine.deadline
@@ -37,7 +46,6 @@ extension Scheduler {
             default: nil
             }
         if let stillDue { timers.set(.job(id), priority: stillDue) } else { timers.remove(.job(id)) }
-        return true
     }
 
     /// Whether `id` is out as the probe of an unreachable target.
@@ -48,19 +56,28 @@ extension Scheduler {
 
     /// Whether advancing job `id` now would put a request on the wire; nothing changes.
     private func wouldSend(_ id: JobID, at now: ClockReading) -> Bool {
+        !urlsToSend(id, at: now).isEmpty
+    }
+
+    /// The URLs of the requests advancing job `id` now would put on the wire; nothing changes.
+    func urlsToSend(_ id: JobID, at now: ClockReading) -> [String] {
         switch id.kind {
         case .request?:
-            guard let delivery = table.deliveries[id]?.machine else { return false }
-            return !delivery.held && !delivery.inFlight && delivery.nextAttempt <= now.instant
+            guard let delivery = table.deliveries[id]?.machine,
+                !delivery.held && !delivery.inFlight && delivery.nextAttempt <= now.instant
+            else { return [] }
+            return [delivery.request.url]
         case .poll?:
-            guard let poll = table.polls[id]?.machine else { return false }
-            return !poll.inFlight && poll.nextStart <= now.instant && (poll.deadline.map { $0 > now.instant } ?? true)
+            guard let poll = table.polls[id]?.machine,
+                !poll.inFlight && poll.nextStart <= now.instant && (poll.deadline.map { $0 > now.instant } ?? true)
+            else { return [] }
+            return [poll.request.url]
         case .group?:
-            guard var group = table.groups[id]?.machine else { return false }
+            guard var group = table.groups[id]?.machine else { return [] }
             let action = group.advance(id, at: now.instant, timeout: configuration.requestTimeoutNanos)
-            return action.wire.contains { if case .send = $0 { true } else { false } }
+            return action.wire.compactMap { if case .send(let send) = $0 { send.request.url } else { nil } }
         case .countdown?, .schedule?, nil:
-            return false
+            return []
         }
     }
 
@@ -85,6 +102,7 @@ extension Scheduler {
     /// ended jobs kept, is looked at again.
     mutating func limitsChanged() {
         ledger.markWaitingFreed()
+        limiter.markAllFreed()
         table.retentionGrew.formUnion(table.retainedByOwner.keys)
     }
 

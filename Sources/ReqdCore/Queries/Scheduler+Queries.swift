@@ -21,7 +21,8 @@ extension Scheduler {
                     pid: configuration.daemonPID, startedAt: startedAt.wall,
                     uptimeMs: now.instant.nanoseconds(since: startedAt.instant) / 1_000_000,
                     jobs: table.counts(visibleTo: peer), connections: subscriptions.count,
-                    network: networkSummary(for: peer, at: now), limits: limitsSummary(for: peer), maxConnections: configuration.maxConnections)))
+                    network: networkSummary(for: peer, at: now), limits: limitsSummary(for: peer), maxConnections: configuration.maxConnections,
+                    targets: request.targets == true ? targetInfos(for: peer, at: now) : nil)))
     }
 
     /// `list`: a page of the caller's jobs that match every filter, oldest first, from the cursor on.

@@ -130,14 +130,9 @@ public struct Delivery: Sendable, Hashable {
 
     /// The wait an answer's `Retry-After` asks for (seconds, or an HTTP date), capped at `maxRetryAfter`.
     func retryAfter(_ answer: HTTPAnswer?, at now: ClockReading) -> Int64? {
-        guard let value = answer?.headers?.first(where: { $0.name.lowercased() == "retry-after" })?.value else { return nil }
-        let trimmed = value.trimmingSpaces()
-        var wait: Int64?
-        if let seconds = Int64(trimmed), seconds >= 0 {
-            wait = seconds.multipliedReportingOverflow(by: 1_000_000_000).overflow ? maxRetryAfter : seconds * 1_000_000_000
-        } else if let date = HTTPDate.parse(trimmed) {
-            wait = max(0, date.nanosecondsSinceEpoch - now.wall.nanosecondsSinceEpoch)
-        }
-        return wait.map { min($0, maxRetryAfter) }
+        // Only a job that keeps its answer's headers (a request job, not a group member) waits as
+        // its own `Retry-After` asks; the header's pause of the whole target is the scheduler's.
+        guard answer?.headers != nil else { return nil }
+        return answer?.retryAfterNanos(at: now, cap: maxRetryAfter)
     }
 }

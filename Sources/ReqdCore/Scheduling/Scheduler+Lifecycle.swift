@@ -155,6 +155,7 @@ extension Scheduler {
             effects.append(.abort(id, attempt: attempt))
         }
         ledger.jobEnded(id)
+        if !limiter.isEmpty { limiter.jobEnded(id) }
         shrinking.removed()
         if state == .cancelled { forgetDedupe(id) }
         if header.kind == .request { forgetHold(id) }

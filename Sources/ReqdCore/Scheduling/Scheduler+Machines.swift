@@ -18,17 +18,19 @@ extension Scheduler {
             guard let slot = table.countdowns[id], slot.header.isActive else { return }
             action = slot.machine.advance(at: now.instant, watched: subscriptions.isWatched(slot.header))
         case .poll?:
-            if paceOverduePoll(id, at: now.instant) { return }
+            if paceOverduePoll(id, at: now.instant) || waitsForTarget(id, at: now) { return }
             let configuration = configuration
             action = table.polls[id]?.ifActive { $0.advance(id, at: now.instant, configuration: configuration) }
         case .request?:
             let holdReason = network.isEmpty ? nil : table.deliveries[id].flatMap { network.holdReason($0.machine.origin, except: id) }
-            if holdReason == nil, paceOverdueRequest(id, at: now.instant) { return }
+            if holdReason == nil, paceOverdueRequest(id, at: now.instant) || waitsForTarget(id, at: now) { return }
             let timeout = configuration.requestTimeoutNanos
             action = table.deliveries[id]?.ifActive { $0.advance(id, at: now.instant, holdReason: holdReason, timeout: timeout) }
         case .group?:
+            let limit = targetStartLimit(id, at: now)
+            if limit == 0 { return }
             let timeout = configuration.requestTimeoutNanos
-            action = table.groups[id]?.ifActive { $0.advance(id, at: now.instant, timeout: timeout) }
+            action = table.groups[id]?.ifActive { $0.advance(id, at: now.instant, timeout: timeout, startLimit: limit ?? .max) }
         case .schedule?:
             action = table.schedules[id]?.ifActive { $0.advance(at: now) }
         case nil:
@@ -73,12 +75,16 @@ extension Scheduler {
         _ id: JobID, attempt: UInt32, _ outcome: HTTPOutcome, at now: ClockReading, into effects: inout [SchedulerEffect]
     ) {
         ledger.ended(id, attempt: attempt)
+        if !limiter.isEmpty { limiter.ended(id, attempt: attempt) }
         guard let header = table[id] else { return }
         // Drawn before anything else, even for a group that has ended, so ids and jitter repeat
         // from the seed whatever the answers were.
         let jitter = header.kind == .group ? random.unit() : 0
         guard header.isActive else { return }
         recordTargetHealth(outcome, of: id, kind: header.kind, attempt: attempt, owner: header.owner, at: now.instant)
+        if case .response(let answer) = outcome, answer.status == 429 || answer.status == 503 {
+            pauseTargetIfAsked(answer, url: requestURL(of: id, attempt: attempt), at: now)
+        }
         let action: JobAction?
         switch header.kind {
         case .countdown, .schedule:
@@ -104,9 +110,11 @@ extension Scheduler {
             switch operation {
             case .send(let send):
                 if let owner = table[id]?.owner { ledger.sent(id, attempt: send.attempt, owner: owner) }
+                targetSent(send, at: now)
                 effects.append(.send(send))
             case .abort(let attempt):
                 ledger.ended(id, attempt: attempt)
+                if !limiter.isEmpty { limiter.ended(id, attempt: attempt) }
                 effects.append(.abort(id, attempt: attempt))
             }
         }

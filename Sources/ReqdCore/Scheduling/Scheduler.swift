@@ -50,6 +50,10 @@ public struct Scheduler: Sendable {
     var catchup = CatchupPacer()
     /// Requests on the wire by owner, and the jobs waiting for one of their owner's slots.
     var ledger = WireLedger()
+    /// Rate and concurrency per target, and the jobs waiting for their target.
+    var limiter = TargetLimiter()
+    /// The job `startTargetWaiters` is starting from its target's line, which takes its turn there.
+    var servingFromLine: JobID?
     /// True while the timer starts a job's work: only then is a start more than a second late
     /// overdue work (`CatchupPacer`). A start after a slow commit, or after a wait for one of
     /// the user's request slots, is late for another reason, and takes no catch-up slot.
@@ -92,6 +96,7 @@ public struct Scheduler: Sendable {
         if let next = nextDeadline, next <= now.instant {
             fireDueTimers(at: now, into: &effects)
             if !ledger.freed.isEmpty { startWaitingJobs(at: now, into: &effects) }
+            if !limiter.freed.isEmpty { startTargetWaiters(at: now, into: &effects) }
             forgetExpired(at: now, into: &effects)
             updateTimer(into: &effects)
         }
@@ -135,8 +140,10 @@ public struct Scheduler: Sendable {
         case .restoreEnded:
             finishRestore(at: now, into: &effects)
         case .reconfigure(let configuration):
+            let targetsChanged = configuration.targets != self.configuration.targets
             self.configuration = configuration
             limitsChanged()
+            if targetsChanged { limiter.rulesChanged() }
         case .continueLists:
             continueLists(at: now, into: &effects)
         case .networkChanged:
@@ -149,6 +156,7 @@ public struct Scheduler: Sendable {
             shuttingDown = true
         }
         if !ledger.freed.isEmpty { startWaitingJobs(at: now, into: &effects) }
+        if !limiter.freed.isEmpty { startTargetWaiters(at: now, into: &effects) }
         forgetExpired(at: now, into: &effects)
         scheduleShrinkIfDue(at: now)
         updateTimer(into: &effects)
@@ -192,6 +200,8 @@ public struct Scheduler: Sendable {
                 probeTimerFired(at: now, into: &effects)
             case .retention:
                 break  // The turn itself forgets the next share.
+            case .targets:
+                targetTimerFired(at: now)
             case .shrink:
                 shrinkSlice(at: now, into: &effects)
             }

@@ -52,6 +52,8 @@ public struct SchedulerConfiguration: Sendable, Hashable {
     public var catchupRate: Int = 50
     /// What each uid may hold at once.
     public var userLimits = UserLimits()
+    /// Rate and concurrency limits per target (`[targets."HOST"]`).
+    public var targets = TargetRules()
     /// Which addresses requests may go to (`http.allow`, `http.deny`).
     public var targetPolicy = TargetPolicy()
     /// How long an identical `submit` returns the existing job, counted from its registration.

@@ -12,6 +12,9 @@ enum TimerKey: Hashable, Sendable {
     case shrink
     /// The next turn's share of ended jobs to forget, when more were due than one turn forgets.
     case retention
+    /// The earliest instant a target with jobs waiting has a token again, or ends its pause
+    /// (`TargetLimiter`).
+    case targets
 }
 
 extension TimerKey: ShardKey {
@@ -19,7 +22,7 @@ extension TimerKey: ShardKey {
     var shardBits: UInt {
         switch self {
         case .job(let id), .dedupe(let id): id.shardBits
-        case .probe, .shrink, .retention: 0
+        case .probe, .shrink, .retention, .targets: 0
         }
     }
 }

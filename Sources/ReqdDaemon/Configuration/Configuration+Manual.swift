@@ -61,6 +61,38 @@ extension Configuration {
         }
         page += """
             .El
+            .Sh TARGETS
+            A table
+            .Ql [targets.\\(dqHOST\\(dq] ,
+            .Ql [targets.\\(dqHOST:PORT\\(dq]
+            or
+            .Ql [targets.\\(dq*.DOMAIN\\(dq]
+            limits the requests to one target, a host and port;
+            .Ql [targets.default]
+            applies to every target. The most specific table that matches applies, and a key it leaves
+            out comes from
+            .Ql [targets.default] .
+            Every key is optional and reloadable, from the file or
+            .Fl -set Ar targets.\\(dqHOST\\(dq.KEY=VALUE .
+            .Bl -tag -width Ds
+            .It Cm rate No = Ql \\(dq20/s\\(dq
+            A token bucket refilled evenly:
+            .Ql N/s ,
+            .Ql N/m
+            or
+            .Ql N/h .
+            No limit unless set.
+            .It Cm burst No = Ql 1
+            The bucket's size. No second holds more than rate plus burst requests.
+            .It Cm concurrency No = Ql 64
+            Requests in flight to the target; by default, and at most,
+            .Cm http.max_connections_per_host .
+            .El
+            .Pp
+            A request waiting for its target spends no attempt; waiting requests are served in turn
+            across users; a 429 or 503 answer with Retry-After pauses the whole target.
+            .Ic reqd-client status --targets
+            shows each target in use.
             .Sh ENVIRONMENT
             .Bl -tag -width Ds
             .It Ev REQD_CONFIG

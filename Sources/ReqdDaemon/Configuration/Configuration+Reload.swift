@@ -15,6 +15,9 @@ extension Configuration {
                 needsRestart.append(setting.key)
             }
         }
+        // The target tables are not in the settings table (the file names their hosts); all reload.
+        running.scheduler.targets = new.scheduler.targets
+        running.scheduler.targets.defaultConcurrency = running.http.maxConnectionsPerHost
         return (running, needsRestart)
     }
 }

@@ -58,8 +58,8 @@ extension Configuration {
             "http.max_redirects", \.http.maxRedirects, .integer(0...50), .restart,
             "redirects followed; `0` makes the 3xx the answer"),
         Setting(
-            "http.max_connections_per_host", \.http.maxConnectionsPerHost, .integer(1...10_000), .restart,
-            "connections per host; more requests wait in a FIFO"),
+            "http.max_connections_per_host", \.maxConnectionsPerHost, .integer(1...10_000), .restart,
+            "connections per host, and every target's default `concurrency`; more requests wait as jobs, in turn across users"),
         Setting("http.threads", \.http.threads, .integer(1...64), .restart, "the HTTP client's event-loop threads"),
         Setting(
             "http.allow", \.scheduler.targetPolicy.allow, .list { entries throws(SchedulerError) in try TargetPolicy.check(allow: entries, deny: []) },

@@ -48,6 +48,16 @@ public struct Configuration: Sendable, Equatable {
         }
     }
 
+    /// `http.max_connections_per_host`: the HTTP pool's connections per host, and so the
+    /// concurrency of a target no `[targets]` table gives one.
+    var maxConnectionsPerHost: Int {
+        get { http.maxConnectionsPerHost }
+        set {
+            http.maxConnectionsPerHost = newValue
+            scheduler.targets.defaultConcurrency = newValue
+        }
+    }
+
     /// Every key the file, the environment (`REQD_TABLE_KEY`) and `--set` accept.
     public static let keys = settings.map(\.key)
 
@@ -61,6 +71,10 @@ public struct Configuration: Sendable, Equatable {
     mutating func set(_ key: String, _ value: TOMLSubset.Value) throws(DaemonError) {
         if let note = Self.retiredKeys[key] {
             if !notes.contains(note) { notes.append(note) }
+            return
+        }
+        if Self.isTargetKey(key) {
+            try setTarget(key, value)
             return
         }
         guard let setting = Self.settingsByKey[key] else { throw .unknownSetting(key) }
@@ -77,6 +91,13 @@ public struct Configuration: Sendable, Equatable {
         }
         guard scheduler.maxDurationNanos >= scheduler.minTickNanos else {
             throw .invalidSetting("countdown.max_duration", "must not be below 'countdown.min_tick'")
+        }
+        for (name, limits) in [("default", scheduler.targets.defaults)] + scheduler.targets.tables.sorted(by: { $0.key < $1.key }) {
+            if let concurrency = limits.concurrency, concurrency > http.maxConnectionsPerHost {
+                throw .invalidSetting(
+                    "targets.\(TOMLSubset.written(key: name)).concurrency",
+                    "is \(concurrency), above http.max_connections_per_host (\(http.maxConnectionsPerHost)), which caps every host's connections")
+            }
         }
     }
 }

@@ -45,7 +45,7 @@ public struct ConfigurationLoader: Sendable {
             }
         }
         for (key, value) in overrides {
-            guard Configuration.settingsByKey[key] != nil || Configuration.retiredKeys[key] != nil else {
+            guard Configuration.settingsByKey[key] != nil || Configuration.retiredKeys[key] != nil || Configuration.isTargetKey(key) else {
                 throw .unknownSetting(key)
             }
             do {

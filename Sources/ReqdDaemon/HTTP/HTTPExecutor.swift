@@ -268,7 +268,9 @@ public final class HTTPExecutor: Sendable {
         let body = response.body.map { Array($0.readableBytesView) } ?? []
         let json = parseJSON && !body.isEmpty ? JSONValue(json: body) : nil
         let headers = keepHeaders ? response.headers.map { HTTPHeader(name: $0.name, value: $0.value) } : nil
-        return HTTPAnswer(status: Int(response.status.code), body: body, json: json, headers: headers)
+        let status = Int(response.status.code)
+        let retryAfter = status == 429 || status == 503 ? response.headers.first(name: "retry-after") : nil
+        return HTTPAnswer(status: status, body: body, json: json, headers: headers, retryAfter: retryAfter)
     }
 
     /// Whether a request failed because the network cannot reach its target: no route

@@ -11,7 +11,7 @@ extension RequestBody {
         case .retry: self = .retry(RetryRequest(job: try object.string("job")))
         case .delete: self = .delete(DeleteRequest(job: try object.string("job")))
         case .cancel: self = .cancel(try JobSelector(wire: object))
-        case .status: self = .status(StatusRequest(job: try object.optionalString("job")))
+        case .status: self = .status(StatusRequest(job: try object.optionalString("job"), targets: try object.optionalBool("targets")))
         case .list:
             self = .list(
                 ListRequest(

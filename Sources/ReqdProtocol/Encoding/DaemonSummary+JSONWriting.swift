@@ -13,6 +13,7 @@ extension DaemonSummary: JSONWritable {
         writer.integer("max_connections", maxConnections)
         writer.value("network", network)
         writer.value("limits", limits)
+        if let targets { writer.array("targets", targets) }
         writer.endObject()
     }
 }

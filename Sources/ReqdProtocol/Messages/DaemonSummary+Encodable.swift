@@ -13,5 +13,6 @@ extension DaemonSummary {
         try container.encodeIfPresent(maxConnections, forKey: .maxConnections)
         try container.encode(network, forKey: .network)
         try container.encodeIfPresent(limits, forKey: .limits)
+        try container.encodeIfPresent(targets, forKey: .targets)
     }
 }

@@ -15,11 +15,13 @@ public struct DaemonSummary: Codable, Sendable, Hashable {
     public var network: NetworkSummary
     /// The caller's use of its per-user limits.
     public var limits: LimitsSummary?
+    /// Each target's limits and live state, when `status` asked for `targets`.
+    public var targets: [TargetLimitInfo]?
 
     public init(
         version: String, protocolVersion: Int, pid: Int32?, startedAt: WallTime, uptimeMs: Int64,
         jobs: [String: [String: Int]], connections: Int, network: NetworkSummary = NetworkSummary(state: .online),
-        limits: LimitsSummary? = nil, maxConnections: Int? = nil
+        limits: LimitsSummary? = nil, maxConnections: Int? = nil, targets: [TargetLimitInfo]? = nil
     ) {
         self.version = version
         self.protocolVersion = protocolVersion
@@ -31,6 +33,7 @@ public struct DaemonSummary: Codable, Sendable, Hashable {
         self.network = network
         self.limits = limits
         self.maxConnections = maxConnections
+        self.targets = targets
     }
 
     enum CodingKeys: String, CodingKey {
@@ -39,7 +42,7 @@ public struct DaemonSummary: Codable, Sendable, Hashable {
         case pid
         case startedAt = "started_at"
         case uptimeMs = "uptime_ms"
-        case jobs, connections, network, limits
+        case jobs, connections, network, limits, targets
         case maxConnections = "max_connections"
     }
 }

@@ -9,6 +9,13 @@ struct Status: ParsableCommand {
     @Argument(help: "A job id; omit it for the daemon summary.")
     var job: String?
 
+    @Flag(help: "With the summary, each target's limits and live state: tokens, in flight, waiting, pause, last error, requests in the last minute.")
+    var targets = false
+
+    func validate() throws {
+        if targets, job != nil { throw ValidationError("--targets goes with the daemon summary, not with a job id") }
+    }
+
     func run() throws {
         try runReporting {
             let connection = try global.connect()
@@ -16,7 +23,7 @@ struct Status: ParsableCommand {
                 let result = try connection.call(.status(StatusRequest(job: job)), as: JobResult.self)
                 if global.json { Output.json(result) } else { Output.raw(Self.describe(result.job)) }
             } else {
-                let summary = try connection.call(.status(StatusRequest()), as: DaemonSummary.self)
+                let summary = try connection.call(.status(StatusRequest(targets: targets ? true : nil)), as: DaemonSummary.self)
                 if global.json { Output.json(summary) } else { Output.raw(Self.describe(summary)) }
             }
             return ExitStatus.success
@@ -121,6 +128,23 @@ struct Status: ParsableCommand {
             text += limits.requestsWaiting > 0 ? " (\(limits.requestsWaiting) waiting)" : ""
             text += ", retained jobs \(use(limits.retainedJobs))\n"
         }
+        if let targets = summary.targets {
+            text += targets.isEmpty ? "targets: none used in the last minute\n" : describe(targets)
+        }
         return text
+    }
+
+    /// One row per target: its table and limits, then its live state.
+    static func describe(_ targets: [TargetLimitInfo]) -> String {
+        var rows = [["TARGET", "TABLE", "RATE", "BURST", "TOKENS", "IN FLIGHT", "WAITING", "LAST MIN", "STATE"]]
+        for target in targets {
+            var state = target.pausedUntil.map { "paused until \($0.rfc3339)" } ?? "open"
+            if let error = target.lastError { state += "; last error: \(error)" }
+            rows.append([
+                target.target, target.table, target.rate ?? "-", "\(target.burst)", target.tokens.map(String.init) ?? "-",
+                "\(target.inFlight)/\(target.concurrency)", "\(target.waiting)", "\(target.requestsLastMinute)", state,
+            ])
+        }
+        return TextTable.lines(rows).map { $0 + "\n" }.joined()
     }
 }

@@ -20,7 +20,11 @@ import ReqdProtocol
 ///   suite idle --seconds S         timer and thread wake-ups of an idle daemon, per minute
 ///   suite restart --count N        start to READY=1 with N persisted countdowns
 ///                                  [--keep-state DIR: leave a copy of the filled store there]
-///   suite submit --url URL [--count N]   requests/s that N ephemeral submits drive to URL
+///   suite submit --url URL [--count N] [--set KEY=VALUE ...]   requests/s that N ephemeral
+///                                  submits drive to URL, the daemon given the settings
+///   suite target-rate --url URL [--count N] [--rate R] [--burst B]   N submits to a target
+///                                  limited to R (default 200/s) with burst B (1): the achieved
+///                                  rate and the most answers in one second
 ///   suite schedule-memory --count N   RSS per job at N ephemeral countdowns, N schedules every
 ///                                  hour and N on a calendar, each on a fresh daemon
 ///   suite schedule-lateness --count N [--seconds S]   N schedules on *:*:0/1, all elapsing every
@@ -63,7 +67,10 @@ func suiteBench() {
             try restartToReady(count: count, keepingStateIn: option("--keep-state"))
         case "submit":
             guard let url = option("--url") else { throw BenchError("give --url http://127.0.0.1:PORT/PATH") }
-            try submitDriveRate(url: url, count: count)
+            try submitDriveRate(url: url, count: count, settings: settings())
+        case "target-rate":
+            guard let url = option("--url") else { throw BenchError("give --url http://127.0.0.1:PORT/PATH") }
+            try targetRateAccuracy(url: url, count: count, rate: option("--rate") ?? "200/s", burst: Int(option("--burst") ?? "") ?? 1)
         case "schedule-memory":
             try scheduleMemory(count: count)
         case "schedule-lateness":
@@ -326,8 +333,8 @@ private func retainedMemory(url: String, count: Int, kinds: [Int]) throws {
 /// Submits `count` ephemeral request jobs to `url` (each with its own query, so none is
 /// deduplicated) as fast as the socket takes them, and times them until every one has ended.
 /// Prints the requests per second and fails when any request did not succeed.
-private func submitDriveRate(url: String, count: Int) throws {
-    let daemon = try DaemonUnderTest(binary: reqdPath, extraArguments: ["--set", "http.max_connections_per_host=64"])
+private func submitDriveRate(url: String, count: Int, settings: [String]) throws {
+    let daemon = try DaemonUnderTest(binary: reqdPath, extraArguments: ["--set", "http.max_connections_per_host=64"] + settings)
     defer { daemon.stop() }
     let start = now()
     try pipeline(socket: daemon.socket, count: count, connections: 4) { index, _, _ in
@@ -362,3 +369,7 @@ func countdownLines(connections: Int, perConnection: Int, ephemeral: Bool, prefi
     }
 }
 
+/// Every `--set KEY=VALUE` of the command line, as daemon arguments.
+private func settings() -> [String] {
+    arguments.indices.filter { arguments[$0] == "--set" && $0 + 1 < arguments.count }.flatMap { ["--set", arguments[$0 + 1]] }
+}

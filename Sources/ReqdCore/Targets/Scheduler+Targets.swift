@@ -1,0 +1,138 @@
+import ReqdProtocol
+
+/// Target limits (`TargetRules`, `TargetLimiter`): a job about to send waits while its target has
+/// no token, no free request slot, or a `Retry-After` pause, and starts when it has.
+///
+/// Every target is counted, configured or not: its concurrency is `http.max_connections_per_host`
+/// unless a table says otherwise, so requests beyond it wait here, in turn across users, rather
+/// than in the HTTP client's queue in the order they came. (Measured: 50,000 submits drive the same
+/// rate either way, `bench/targets`.)
+extension Scheduler {
+    /// Whether job `id`, about to send, must wait for its target; if so it is put in line there
+    /// and only its time limits stay on the timer. When it may go, its tokens are taken.
+    mutating func waitsForTarget(_ id: JobID, at now: ClockReading) -> Bool {
+        targetStartLimit(id, at: now) == 0
+    }
+
+    /// How many of the requests job `id` would send now its targets let go: nil for all of them,
+    /// 0 when the job waits in line (only its time limits stay on the timer). The tokens of those
+    /// that may go are taken. A group whose members are more than its targets let go starts the
+    /// first ones and waits in line for the rest.
+    mutating func targetStartLimit(_ id: JobID, at now: ClockReading) -> Int? {
+        guard let header = table[id], header.isActive else { return nil }
+        let owner = header.owner
+        let urls = urlsToSend(id, at: now)
+        guard !urls.isEmpty else { return nil }
+        let rules = configuration.targets
+        var counts: [String: Int] = [:]
+        var admitted = 0
+        for url in urls {
+            let target = RequestURL.target(url)
+            let count = counts[target, default: 0] + 1
+            // Others in line go first: a job that comes to send by another path (its own answer,
+            // its timer, its registration) joins the line rather than take the slot or token they
+            // wait for, so the turns across users hold.
+            let queued = servingFromLine != id && limiter.waitingCount(target) > 0
+            let admission: TargetLimiter.Admission =
+                queued ? .waitForSlot : limiter.admission(target, count: count, limits: rules.limits(for: target), at: now.instant)
+            if queued { limiter.markFreed(target) }
+            switch admission {
+            case .go:
+                counts[target] = count
+                admitted += 1
+                continue
+            case .waitForSlot:
+                limiter.wait(id, owner: owner, for: target)
+            case .waitUntil(let instant):
+                limiter.wait(id, owner: owner, for: target)
+                timers.set(.targets, priority: limiter.wake(target, at: instant))
+            }
+            break
+        }
+        for (target, count) in counts {
+            limiter.take(target, count: count, limits: rules.limits(for: target), at: now.instant)
+        }
+        if admitted == 0 { keepOnlyWhatRunsWhileWaiting(id, at: now) }
+        return admitted == urls.count ? nil : admitted
+    }
+
+    /// A request of job `id` went on the wire: counted against its target while limits apply.
+    mutating func targetSent(_ send: HTTPSend, at now: ClockReading) {
+        guard let owner = table[send.job]?.owner else { return }
+        limiter.sent(send.job, attempt: send.attempt, owner: owner, to: RequestURL.target(send.request.url), at: now.instant)
+    }
+
+    /// A `429` or `503` answer with `Retry-After` pauses its whole target for that long.
+    mutating func pauseTargetIfAsked(_ answer: HTTPAnswer, url: String?, at now: ClockReading) {
+        guard let url, let wait = answer.retryAfterNanos(at: now, cap: configuration.maxRetryAfterNanos), wait > 0 else { return }
+        let target = RequestURL.target(url)
+        let until = now.instant.advanced(by: wait)
+        limiter.pause(target, until: until)
+        timers.set(.targets, priority: limiter.wake(target, at: until))
+    }
+
+    /// The URL request `attempt` of job `id` went to (for a group, the member's that sent it).
+    func requestURL(of id: JobID, attempt: UInt32) -> String? {
+        switch id.kind {
+        case .request?: table.deliveries[id]?.machine.request.url
+        case .poll?: table.polls[id]?.machine.request.url
+        case .group?: table.groups[id].flatMap { slot in slot.machine.wires[attempt].map { slot.machine.members[$0].delivery.request.url } }
+        case .countdown?, .schedule?, nil: nil
+        }
+    }
+
+    /// The targets' timer entry came due: targets whose token or pause end is due take jobs again.
+    mutating func targetTimerFired(at now: ClockReading) {
+        if let next = limiter.wakeDue(at: now.instant) { timers.set(.targets, priority: next) }
+    }
+
+    /// Starts jobs waiting for targets that may take them now, owners in turn, until each target
+    /// says wait again.
+    mutating func startTargetWaiters(at now: ClockReading, into effects: inout [SchedulerEffect]) {
+        var rounds = 0
+        while !limiter.freed.isEmpty, rounds < 64 {
+            rounds += 1
+            for target in limiter.takeFreed().sorted() {
+                let limits = configuration.targets.limits(for: target)
+                // Each job in line at most once a round: a group that needs more than one token
+                // goes back in line, behind the others.
+                var turns = limiter.waitingCount(target)
+                waiters: while turns > 0 {
+                    turns -= 1
+                    switch limiter.admission(target, count: 1, limits: limits, at: now.instant) {
+                    case .go:
+                        guard let id = limiter.nextWaiting(target) else { break waiters }
+                        guard table[id]?.isActive == true else { continue }
+                        servingFromLine = id
+                        advance(id, at: now, into: &effects)
+                        servingFromLine = nil
+                    case .waitForSlot:
+                        break waiters
+                    case .waitUntil(let instant):
+                        timers.set(.targets, priority: limiter.wake(target, at: instant))
+                        break waiters
+                    }
+                }
+            }
+        }
+    }
+
+    /// `status --targets`: each target's limits and live state that `peer` may see (root: all;
+    /// others: the targets their own jobs used in the last minute or wait for).
+    func targetInfos(for peer: Peer, at now: ClockReading) -> [TargetLimitInfo] {
+        let rules = configuration.targets
+        return limiter.targets.keys.sorted().compactMap { target -> TargetLimitInfo? in
+            guard var state = limiter.targets[target] else { return nil }
+            state.age(at: now.instant)
+            guard !state.isIdle, peer.uid == 0 || state.users[peer.uid] != nil || state.lines[peer.uid] != nil else { return nil }
+            let limits = rules.limits(for: target)
+            let failing = targetHealth.failing(visibleTo: peer, at: now.instant).first { RequestURL.target($0.origin + "/") == target }?.entry
+            return TargetLimitInfo(
+                target: target, table: limits.table, rate: limits.rate?.description, burst: limits.burst,
+                concurrency: limits.concurrency, tokens: limiter.tokens(target, limits: limits, at: now.instant),
+                inFlight: state.inFlight, waiting: state.waiting,
+                pausedUntil: state.pausedUntil.flatMap { $0 > now.instant ? now.wall(at: $0) : nil },
+                requestsLastMinute: limiter.sentLastMinute(target, at: now.instant), lastError: failing?.error)
+        }
+    }
+}

@@ -1,0 +1,111 @@
+/// The `[targets."HOST"]` tables of the configuration, and which one applies to a request.
+///
+/// A table is named `"HOST:PORT"`, `"HOST"` or `"*.example.com"` (any name below it); the most
+/// specific that matches a request's host and port applies, in that order, a longer wildcard
+/// before a shorter one, and `[targets.default]` fills whatever it leaves out. Limits apply per
+/// target, that is per host and port: under `"*.example.com"`, `a.example.com` and
+/// `b.example.com` each get the table's rate.
+public struct TargetRules: Sendable, Hashable {
+    /// The tables by name, in lower case, as written (`api.example.com:8443`, `*.example.com`).
+    public private(set) var tables: [String: TargetLimits] = [:]
+    /// `[targets.default]`.
+    public var defaults = TargetLimits()
+    /// The concurrency of a target no table gives one: `http.max_connections_per_host`.
+    public var defaultConcurrency = 64
+
+    /// No tables: no target is limited beyond `defaultConcurrency`.
+    public init() {}
+
+    /// Changes the table `name` (`default` for `[targets.default]`); `bad_field` for a name that
+    /// is none of the three forms.
+    public mutating func update(_ name: String, _ change: (inout TargetLimits) -> Void) throws(SchedulerError) {
+        if name == "default" {
+            change(&defaults)
+            return
+        }
+        guard let normalized = Self.normalizedName(name) else {
+            throw SchedulerError(
+                .badField,
+                "'\(name.prefix(300))' is not a target: give HOST, HOST:PORT or *.DOMAIN (an IPv6 address in brackets)")
+        }
+        change(&tables[normalized, default: TargetLimits()])
+    }
+
+    /// A target's limits with every key filled, and the table they come from.
+    public struct Resolved: Sendable, Hashable {
+        public var rate: TargetRate?
+        public var burst: Int
+        public var concurrency: Int
+        /// The table's name as written in lower case, or `default`.
+        public var table: String
+
+        public init(rate: TargetRate?, burst: Int, concurrency: Int, table: String) {
+            self.rate = rate
+            self.burst = burst
+            self.concurrency = concurrency
+            self.table = table
+        }
+    }
+
+    /// The limits for requests to `target` (`host:port`, as `RequestURL.target` gives it).
+    public func limits(for target: some StringProtocol) -> Resolved {
+        let (name, limits) = match(String(target))
+        let filled = limits.over(defaults)
+        return Resolved(rate: filled.rate, burst: filled.burst ?? 1, concurrency: filled.concurrency ?? defaultConcurrency, table: name)
+    }
+
+    private func match(_ target: String) -> (String, TargetLimits) {
+        if tables.isEmpty { return ("default", TargetLimits()) }
+        if let limits = tables[target] { return (target, limits) }
+        let host = String(Self.host(of: target))
+        if let limits = tables[host] { return (host, limits) }
+        var suffix = Substring(host)
+        while let dot = suffix.firstIndex(of: ".") {
+            suffix = suffix[suffix.index(after: dot)...]
+            let name = "*." + suffix
+            if let limits = tables[name] { return (name, limits) }
+        }
+        return ("default", TargetLimits())
+    }
+
+    /// The host part of `host:port`.
+    private static func host(of target: String) -> Substring {
+        guard let colon = target.lastIndex(of: ":"), !target.hasSuffix("]") else { return target[...] }
+        return target[..<colon]
+    }
+
+    /// A table's name in lower case, or nil when it is not `HOST`, `HOST:PORT` or `*.DOMAIN`.
+    static func normalizedName(_ name: String) -> String? {
+        let lower = name.lowercased()
+        if lower.hasPrefix("*.") {
+            return isHostName(lower.dropFirst(2)) ? lower : nil
+        }
+        var host = Substring(lower)
+        if lower.hasPrefix("[") {
+            guard let close = lower.firstIndex(of: "]"), IPAddress(lower[lower.index(after: lower.startIndex)..<close]) != nil
+            else { return nil }
+            host = lower[...close]
+            let rest = lower[lower.index(after: close)...]
+            if rest.isEmpty { return lower }
+            guard rest.hasPrefix(":"), isPort(rest.dropFirst()) else { return nil }
+            return lower
+        }
+        if let colon = lower.lastIndex(of: ":") {
+            guard isPort(lower[lower.index(after: colon)...]) else { return nil }
+            host = lower[..<colon]
+        }
+        return isHostName(host) || IPAddress(host) != nil ? lower : nil
+    }
+
+    private static func isPort(_ text: Substring) -> Bool {
+        !text.isEmpty && text.allSatisfy { $0.isASCII && $0.isNumber } && Int(text).map { (1...65535).contains($0) } == true
+    }
+
+    private static func isHostName(_ name: Substring) -> Bool {
+        let labels = name.split(separator: ".", omittingEmptySubsequences: false)
+        return !name.isEmpty && name.utf8.count <= 253
+            && labels.allSatisfy { label in
+                (1...63).contains(label.count) && label.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") }
+            }
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import ReqdTestSupport
+import Synchronization
+import Testing
+
+/// `/busy` answers its first request 429 with `Retry-After: 2`; anything else 200 at once.
+private func makeServer() throws -> TestHTTPServer {
+    let busy = Mutex(0)
+    return try TestHTTPServer { record in
+        guard record.path == "/busy", busy.withLock({ count in count += 1; return count }) == 1 else { return TestHTTPServer.Reply(body: "{}") }
+        var reply = TestHTTPServer.Reply(status: 429, body: "{}")
+        reply.headers.append(("Retry-After", "2"))
+        return reply
+    }
+}
+
+/// A daemon whose configuration file gives the test server's target `table`.
+private func withLimitedTarget(_ table: String, _ body: (TestHTTPServer, DaemonProcess) throws -> Void) throws {
+    let server = try makeServer()
+    let file = makeTemporaryDirectory() + "/reqd.toml"
+    defer { try? FileManager.default.removeItem(atPath: file) }
+    try "[targets.\"127.0.0.1:\(server.port)\"]\n\(table)\n".write(toFile: file, atomically: true, encoding: .utf8)
+    try withServerAndDaemon(server, daemonArguments: ["--config", file], body)
+}
+
+private func submit(_ url: String, _ daemon: DaemonProcess) throws {
+    let outcome = try Binaries.client(["submit", "-q", "POST", url, "--data", "{}", "--max-attempts", "3"], socket: daemon.socket)
+    #expect(outcome.status == 0, "\(outcome.stderr)")
+}
+
+@Suite("[targets.\"HOST:PORT\"] limits, end to end", .serialized)
+struct TargetBinaryTests {
+    @Test("rate 5/s, burst 1: 12 submits reach the server 200 ms apart, never more than 6 in a second; status --targets shows the target")
+    func rate() throws {
+        try withLimitedTarget("rate = \"5/s\"\nburst = 1") { server, daemon in
+            for index in 0..<12 { try submit(server.url("/r/\(index)"), daemon) }
+            let view = try Binaries.client(["--json", "status", "--targets"], socket: daemon.socket)
+            let target = try #require((view.json?["targets"] as? [[String: Any]])?.first)
+            #expect(target["target"] as? String == "127.0.0.1:\(server.port)")
+            #expect(target["rate"] as? String == "5/s" && target["concurrency"] as? Int == 64)
+            let text = try Binaries.client(["status", "--targets"], socket: daemon.socket).stdout
+            #expect(text.contains("TARGET") && text.contains("127.0.0.1:\(server.port)") && text.contains("5/s"), "\(text)")
+            let deadline = Date().addingTimeInterval(10)
+            while server.records.filter({ $0.path.hasPrefix("/r/") }).count < 12, Date() < deadline { usleep(50_000) }
+            let starts = server.records.filter { $0.path.hasPrefix("/r/") }.map { Double($0.start) / 1e9 }.sorted()
+            #expect(starts.count == 12)
+            for (earlier, later) in zip(starts, starts.dropFirst()) {
+                #expect(later - earlier > 0.15, "two requests \(Int((later - earlier) * 1000)) ms apart")
+            }
+            for first in starts {
+                #expect(starts.filter { $0 >= first && $0 < first + 1 }.count <= 6)
+            }
+            let span = (starts.last ?? 0) - (starts.first ?? 0)
+            #expect(span > 2.0 && span < 2.6, "12 requests at 5/s took \(span) s")
+        }
+    }
+
+    @Test("a 429 with Retry-After: 2 pauses the whole target: another job's request to it waits 2 s")
+    func retryAfterPauses() throws {
+        try withLimitedTarget("concurrency = 8") { server, daemon in
+            try submit(server.url("/busy"), daemon)
+            let deadline = Date().addingTimeInterval(5)
+            while server.records(path: "/busy").isEmpty, Date() < deadline { usleep(20_000) }
+            usleep(200_000)
+            try submit(server.url("/other"), daemon)
+            while server.records(path: "/other").isEmpty, Date() < deadline.addingTimeInterval(5) { usleep(20_000) }
+            let busy = try #require(server.records(path: "/busy").first)
+            let other = try #require(server.records(path: "/other").first)
+            let waited = Double(other.start - busy.start) / 1e9
+            #expect(waited > 1.9 && waited < 3, "the other request went \(waited) s after the 429")
+        }
+    }
+
+    @Test("a configuration with a bad target table is refused naming the key")
+    func badTable() throws {
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = directory + "/reqd.toml"
+        for (table, words) in [
+            ("[targets.\"api.example.com\"]\nrate = \"20/d\"", "targets.\"api.example.com\".rate"),
+            ("[targets.\"api.example.com:0\"]\nburst = 2", "not a target"),
+            ("[targets.default]\nspeed = 3", "rate, burst, concurrency"),
+            ("[targets.default]\nconcurrency = 100", "max_connections_per_host"),
+        ] {
+            try table.write(toFile: file, atomically: true, encoding: .utf8)
+            let outcome = try Binaries.run(Binaries.reqd, ["--config", file, "--check-config"])
+            #expect(outcome.status != 0)
+            #expect(outcome.stderr.contains(words), "\(outcome.stderr)")
+        }
+    }
+}

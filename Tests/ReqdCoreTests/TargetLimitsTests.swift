@@ -1,0 +1,284 @@
+import ReqdProtocol
+import Testing
+@testable import ReqdCore
+
+private let second = Harness.second
+
+@Suite("Target limits on the injected clock: rate, burst, concurrency, turns across users, Retry-After")
+struct TargetLimitsTests {
+    private static func limited(_ name: String = "api.example", _ body: (inout TargetLimits) -> Void) throws -> Harness {
+        var configuration = SchedulerConfiguration()
+        try configuration.targets.update(name, body)
+        return Harness(configuration: configuration)
+    }
+
+    private static func order(_ url: String = "https://api.example/orders", attempts: Int = 3) -> SubmitSpec {
+        SubmitSpec(
+            request: RequestSpec(method: "POST", url: url, body: "{}", maxAttempts: attempts, backoffMinMs: 1_000, backoffMaxMs: 1_000),
+            dedupeWindowMs: 0)
+    }
+
+    /// Answers every send 200 as it goes out, runs the timer until nothing is armed or `until`
+    /// passes, and returns the instants the requests went out.
+    private static func drain(_ h: inout Harness, first: [HTTPSend], until: Instant) -> [Instant] {
+        var sentAt = first.map { _ in h.now.instant }
+        var pending = first
+        while true {
+            while let send = pending.first {
+                pending.removeFirst()
+                let effects = h.answer(send, status: 200, json: nil)
+                sentAt += effects.sends.map { _ in h.now.instant }
+                pending += effects.sends
+            }
+            guard let armed = h.armed, armed <= until else { break }
+            let effects = h.fireAtArmedDeadline()
+            sentAt += effects.sends.map { _ in h.now.instant }
+            pending += effects.sends
+        }
+        return sentAt
+    }
+
+    @Test("rate 20/s with burst 5: 5 at once, then one every 50 ms; no second holds more than rate + burst; waiting spends no attempt")
+    func rateAndBurst() throws {
+        var h = try Self.limited { $0.rate = TargetRate("20/s"); $0.burst = 5 }
+        var first: [HTTPSend] = []
+        var ids: [JobID] = []
+        for _ in 0..<60 {
+            let (reply, effects) = h.submitted(Self.order())
+            ids.append(JobID(reply.job.id))
+            first += effects.sends
+        }
+        #expect(first.count == 5, "the burst goes at once")
+        #expect(try #require(h.scheduler.job(ids[59])?.delivery).attempts == 0, "a request waiting for a token is no attempt")
+        let start = h.now.instant
+        let times = Self.drain(&h, first: first, until: start.advanced(by: 10 * second))
+        #expect(times.count == 60)
+        let gaps = zip(times.dropFirst(5), times.dropFirst(4)).map { $0.nanoseconds(since: $1) }
+        #expect(gaps.allSatisfy { $0 == 50_000_000 || $0 == 0 }, "\(gaps)")
+        #expect(times.last == start.advanced(by: 55 * 50_000_000))
+        for window in 0..<3 {
+            let from = start.advanced(by: Int64(window) * 500_000_000)
+            let inWindow = times.filter { $0 >= from && $0 < from.advanced(by: second) }.count
+            #expect(inWindow <= 25, "window from \(window * 500) ms holds \(inWindow)")
+        }
+        for id in ids { #expect(h.scheduler.job(id)?.state == .succeeded) }
+    }
+
+    @Test("the most specific table applies: HOST:PORT, then HOST, then the longest *.DOMAIN, then [targets.default]")
+    func matching() throws {
+        var rules = TargetRules()
+        try rules.update("default") { $0.rate = TargetRate("1/s") }
+        try rules.update("*.example.com") { $0.rate = TargetRate("2/s") }
+        try rules.update("*.eu.example.com") { $0.concurrency = 3 }
+        try rules.update("api.example.com") { $0.rate = TargetRate("4/s") }
+        try rules.update("API.example.com:8443") { $0.rate = TargetRate("8/s") }
+        try rules.update("[::1]:8080") { $0.burst = 7 }
+        func limits(_ url: String) -> TargetRules.Resolved { rules.limits(for: RequestURL.target(url)) }
+        #expect(limits("https://api.example.com:8443/x").rate == TargetRate("8/s"))
+        #expect(limits("https://api.example.com/x").rate == TargetRate("4/s"))
+        #expect(limits("http://api.example.com:80/x").table == "api.example.com")
+        #expect(limits("https://a.b.example.com/").rate == TargetRate("2/s"))
+        let eu = limits("https://x.eu.example.com/")
+        #expect(eu.table == "*.eu.example.com" && eu.concurrency == 3 && eu.rate == TargetRate("1/s"), "a key left out comes from the default table")
+        #expect(limits("https://example.org/").table == "default")
+        #expect(limits("http://[::1]:8080/").burst == 7)
+        #expect(limits("http://[::1]:8081/").table == "default")
+        #expect(rules.limits(for: "other:80").concurrency == 64, "http.max_connections_per_host is the default concurrency")
+        for bad in ["api.example.com:0", "*.", "a b", "http://x", "[::1", "api.example.com:99999", "*.example.com:80"] {
+            #expect(throws: SchedulerError.self, "\(bad)") { try rules.update(bad) { $0.burst = 1 } }
+        }
+        #expect(TargetRate("600/m")?.intervalNanos == 100_000_000)
+        for bad in ["0/s", "20", "20/d", "-1/s", "/s", "20/S"] { #expect(TargetRate(bad) == nil, "\(bad)") }
+    }
+
+    @Test("concurrency 2: a third request waits for an answer, not for time; another target is not held")
+    func concurrency() throws {
+        var h = try Self.limited { $0.concurrency = 2 }
+        let sends = (0..<3).flatMap { _ in h.submitted(Self.order()).effects.sends }
+        #expect(sends.count == 2)
+        #expect(h.submitted(Self.order("https://other.example/x")).effects.sends.count == 1)
+        let next = h.answer(try #require(sends.first), status: 200, json: nil)
+        #expect(next.sends.count == 1, "the freed slot goes to the waiting request")
+    }
+
+    @Test("users take turns: one user's 50 queued submits delay another's poll by one request")
+    func turnsAcrossUsers() throws {
+        var h = try Self.limited { $0.rate = TargetRate("10/s") }
+        var pending = (0..<50).flatMap { _ in h.submitted(Self.order()).effects.sends }
+        #expect(pending.count == 1)
+        var spec = pollSpec(every: 60_000, ephemeral: true)
+        spec.url = "https://api.example/jobs/7"
+        let poll = h.poll(spec, connection: 2)
+        #expect(poll.effects.sends.isEmpty, "the poll waits for a token too")
+        var order: [JobID] = []
+        for _ in 0..<3 {
+            for send in pending where send.job != poll.id { _ = h.answer(send, status: 200, json: nil) }
+            pending = h.fireAtArmedDeadline().sends
+            order += pending.map(\.job)
+        }
+        #expect(order.prefix(2).contains(poll.id), "the other user's poll waits behind one request at most, \(order)")
+        #expect(try #require(h.scheduler.job(poll.id)?.poll).failures == 0)
+    }
+
+    @Test("a poll's --timeout keeps running while it waits for a token, and ends it")
+    func pollTimeoutWhileWaiting() throws {
+        var h = try Self.limited { $0.rate = TargetRate("1/h") }
+        _ = h.submitted(Self.order())
+        var spec = pollSpec(every: 1_000, timeoutMs: 5_000, ephemeral: true)
+        spec.url = "https://api.example/jobs/7"
+        let poll = h.poll(spec)
+        #expect(poll.effects.sends.isEmpty)
+        _ = h.fireAtArmedDeadline()
+        let job = try #require(h.scheduler.job(poll.id))
+        #expect(job.state == .timedOut)
+        #expect(job.poll?.polls == 0)
+    }
+
+    @Test("a 429 with Retry-After pauses the whole target, the other jobs too; the answer still counts for its own job")
+    func retryAfterPausesTarget() throws {
+        var h = Harness()
+        let first = try #require(h.submitted(Self.order()).effects.sends.first)
+        let answered = h.handle(.httpFinished(first.job, attempt: first.attempt, .response(HTTPAnswer(status: 429, retryAfter: "30"))))
+        #expect(answered.sends.isEmpty)
+        #expect(try #require(h.scheduler.job(first.job)?.delivery).attempts == 1)
+        let other = h.submitted(Self.order(), connection: 2)
+        #expect(other.effects.sends.isEmpty, "another user's request to the paused target waits")
+        #expect(h.submitted(Self.order("https://other.example/x")).effects.sends.count == 1, "other targets are not paused")
+        let start = h.now.instant
+        var resumed: [HTTPSend] = []
+        while resumed.isEmpty, let armed = h.armed, armed <= start.advanced(by: 60 * second) {
+            resumed = h.fireAtArmedDeadline().sends
+        }
+        #expect(h.now.instant.nanoseconds(since: start) == 30 * second)
+        #expect(resumed.map(\.job).contains(JobID(other.reply.job.id)))
+    }
+
+    @Test("a reload that lifts the rate starts the waiting jobs at once")
+    func reloadFrees() throws {
+        var h = try Self.limited { $0.rate = TargetRate("1/h") }
+        _ = h.submitted(Self.order())
+        #expect(h.submitted(Self.order()).effects.sends.isEmpty)
+        let started = h.handle(.reconfigure(SchedulerConfiguration()))
+        #expect(started.sends.count == 1)
+    }
+
+    @Test("a cancelled waiting job leaves the line; a group's members each take a token")
+    func cancelAndGroup() throws {
+        var h = try Self.limited { $0.rate = TargetRate("1/s") }
+        let first = h.submitted(Self.order())
+        #expect(first.effects.sends.count == 1)
+        let waiting = h.submitted(Self.order())
+        _ = h.request(.cancel(JobSelector(job: waiting.reply.job.id)))
+        let members = (0..<2).map { RequestSpec(method: "GET", url: "https://api.example/m/\($0)", maxAttempts: 1) }
+        let (group, registered) = h.group(GroupSpec(members: members, concurrency: 2))
+        #expect(registered.sends.isEmpty)
+        var groupSends: [HTTPSend] = []
+        for _ in 0..<4 where groupSends.count < 2 {
+            groupSends += h.fireAtArmedDeadline().sends.filter { $0.job == group }
+        }
+        #expect(groupSends.count == 2)
+        #expect(h.scheduler.job(JobID(waiting.reply.job.id))?.delivery?.attempts == 0)
+    }
+
+    @Test("status with targets: the table, tokens, in flight, waiting, the last minute and a pause; a user sees only the targets their jobs use")
+    func statusTargets() throws {
+        var h = try Self.limited { $0.rate = TargetRate("2/s"); $0.concurrency = 5 }
+        let first = try #require(h.submitted(Self.order()).effects.sends.first)
+        _ = h.submitted(Self.order())
+        _ = h.submitted(Self.order())
+        _ = h.submitted(Self.order("https://other.example/x"), connection: 2)
+        func targets(connection: UInt64) throws -> [TargetLimitInfo] {
+            guard case .success(.summary(let summary)) = h.request(.status(StatusRequest(targets: true)), connection: connection).replies.first?.result
+            else { throw TestFailure("no summary") }
+            return try #require(summary.targets)
+        }
+        let mine = try targets(connection: 1)
+        #expect(mine.map(\.target) == ["api.example:443"], "uid 1000 does not see uid 1001's target")
+        let api = try #require(mine.first)
+        #expect(api.table == "api.example" && api.rate == "2/s" && api.burst == 1 && api.concurrency == 5)
+        #expect(api.tokens == 0 && api.inFlight == 1 && api.waiting == 2 && api.requestsLastMinute == 1)
+        #expect(try targets(connection: 3).map(\.target) == ["api.example:443", "other.example:443"], "root sees every target")
+        _ = h.handle(.httpFinished(first.job, attempt: first.attempt, .response(HTTPAnswer(status: 503, retryAfter: "20"))))
+        let paused = try #require(try targets(connection: 1).first)
+        #expect(paused.pausedUntil == h.now.wall(at: h.now.instant.advanced(by: 20 * second)))
+        #expect(paused.inFlight == 0 && paused.lastError == "the server answered 503")
+        guard case .success(.summary(let plain)) = h.request(.status(StatusRequest())).replies.first?.result else { return }
+        #expect(plain.targets == nil, "without targets the summary stays as it was")
+    }
+
+    @Test("a backlog keeps the rate when every turn comes 1 ms late: 21 requests at 20/s span 1 s, not 1.02 s")
+    func lateTurnsKeepTheRate() throws {
+        var h = try Self.limited { $0.rate = TargetRate("20/s") }
+        var pending = (0..<21).flatMap { _ in h.submitted(Self.order()).effects.sends }
+        var sent = pending.count
+        let start = h.now.instant
+        while sent < 21 {
+            for send in pending { _ = h.answer(send, status: 200, json: nil) }
+            let armed = try #require(h.armed)
+            h.advance(armed.nanoseconds(since: h.now.instant) + 1_000_000)
+            pending = h.handle(.timerFired).sends
+            sent += pending.count
+        }
+        #expect(h.now.instant.nanoseconds(since: start) == 20 * 50_000_000 + 1_000_000)
+    }
+
+    @Test("a request that dies on a 429 with Retry-After keeps its dead letter's timer and takes no token after its end")
+    func deadOnRetryAfter() throws {
+        var h = try Self.limited { $0.rate = TargetRate("1/s"); $0.burst = 3 }
+        let send = try #require(h.submitted(Self.order(attempts: 1)).effects.sends.first)
+        _ = h.handle(.httpFinished(send.job, attempt: send.attempt, .response(HTTPAnswer(status: 429, retryAfter: "30"))))
+        #expect(h.scheduler.job(send.job)?.state == .dead)
+        #expect(h.scheduler.timers.contains(.job(send.job)), "the dead letter's retention is still on the timer")
+        guard case .success(.summary(let summary)) = h.request(.status(StatusRequest(targets: true)), connection: 3).replies.first?.result
+        else { throw TestFailure("no summary") }
+        #expect(summary.targets?.first?.waiting == 0)
+        #expect(summary.targets?.first?.tokens == 2, "one token for the one request sent, none for the ended job")
+    }
+
+    @Test("a group never has more members on the wire to a target than its concurrency")
+    func groupConcurrency() throws {
+        var h = try Self.limited { $0.concurrency = 2 }
+        let members = (0..<5).map { RequestSpec(method: "GET", url: "https://api.example/m/\($0)", maxAttempts: 1) }
+        let (group, registered) = h.group(GroupSpec(members: members, concurrency: 5))
+        #expect(registered.sends.count == 2)
+        var pending = registered.sends
+        var most = pending.count
+        var sent = pending.count
+        while let send = pending.first {
+            pending.removeFirst()
+            let next = h.answer(send, status: 200, json: nil).sends
+            pending += next
+            sent += next.count
+            most = max(most, pending.count)
+        }
+        #expect(sent == 5 && most <= 2)
+        #expect(h.scheduler.job(group)?.state == .succeeded)
+    }
+
+    @Test("a group and another user's request take turns for the target's one slot, one request each")
+    func groupTakesTurns() throws {
+        var h = try Self.limited { $0.concurrency = 1 }
+        let members = (0..<4).map { RequestSpec(method: "GET", url: "https://api.example/m/\($0)", maxAttempts: 1) }
+        let (group, registered) = h.group(GroupSpec(members: members, concurrency: 4))
+        var send = try #require(registered.sends.first)
+        let other = JobID(try #require(h.submitted(Self.order(), connection: 2).reply.job.id))
+        var order: [JobID] = []
+        for _ in 0..<4 {
+            send = try #require(h.answer(send, status: 200, json: nil).sends.first)
+            order.append(send.job)
+        }
+        // The group waited first (for its other members), so its second member goes first; then
+        // the users alternate, one request each.
+        #expect(order == [group, other, group, group], "\(order)")
+    }
+
+    @Test("a reload that raises the rate applies to the jobs already waiting")
+    func reloadRaisesRate() throws {
+        var h = try Self.limited { $0.rate = TargetRate("1/h") }
+        _ = h.submitted(Self.order())
+        #expect(h.submitted(Self.order()).effects.sends.isEmpty)
+        var configuration = SchedulerConfiguration()
+        try configuration.targets.update("api.example") { $0.rate = TargetRate("10/s") }
+        #expect(h.handle(.reconfigure(configuration)).sends.count == 1)
+    }
+}
