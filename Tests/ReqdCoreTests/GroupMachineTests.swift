@@ -51,6 +51,29 @@ struct GroupMachineTests {
         #expect(group.running == [0, 2])
     }
 
+    @Test("plannedStarts names the members advance starts, in its order, through retries, answers and a limit")
+    func plannedStartsMatchAdvance() {
+        var group = Group.of(6, concurrency: 3, maxAttempts: 2)
+        var now: Int64 = 0
+        var numbers: [UInt32] = []
+        for step in 0..<12 {
+            let planned = group.plannedStarts(at: at(now))
+            let limit = step % 3 == 0 ? 1 : Int.max
+            let started = group.advance(id, at: at(now), timeout: timeout, startLimit: limit).wire.compactMap { operation -> Int? in
+                guard case .send(let send) = operation else { return nil }
+                numbers.append(send.attempt)
+                return group.wires[send.attempt]
+            }
+            #expect(started == Array(planned.prefix(limit)), "step \(step)")
+            // Answer the oldest request on the wire: 503 (a retry) on even steps, 200 on odd ones.
+            if let number = numbers.first {
+                numbers.removeFirst()
+                _ = group.finished(number, Fixture.answer(step % 2 == 0 ? 503 : 200), at: now)
+            }
+            now += 2 * second
+        }
+    }
+
     @Test("a retrying member keeps its slot: the next member waits for it")
     func retryKeepsItsSlot() {
         var group = Group.of(2, concurrency: 1, maxAttempts: 2)

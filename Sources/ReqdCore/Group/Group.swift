@@ -66,6 +66,22 @@ public struct Group: Sendable, Hashable {
         return nil
     }
 
+    /// The members `startDue(at:timeout:)` would start now, in the same order; nothing changes, so
+    /// asking costs work in proportion to the cap, not a copy of the members.
+    func plannedStarts(at now: Instant) -> [Int] {
+        var planned = running.filter { !members[$0].delivery.inFlight && members[$0].delivery.nextAttempt <= now }.sorted()
+        var slots = running.count
+        var index = nextPending
+        while slots < concurrency, index < members.count {
+            if members[index].state == .pending {
+                planned.append(index)
+                slots += 1
+            }
+            index += 1
+        }
+        return planned
+    }
+
     /// Sends a member's next attempt: marks it running and gives the request a fresh number.
     public mutating func startAttempt(_ index: Int, at now: Instant, timeout: Int64) -> UInt32 {
         if members[index].state == .pending {

@@ -73,9 +73,8 @@ extension Scheduler {
             else { return [] }
             return [poll.request.url]
         case .group?:
-            guard var group = table.groups[id]?.machine else { return [] }
-            let action = group.advance(id, at: now.instant, timeout: configuration.requestTimeoutNanos)
-            return action.wire.compactMap { if case .send(let send) = $0 { send.request.url } else { nil } }
+            guard let group = table.groups[id]?.machine else { return [] }
+            return group.plannedStarts(at: now.instant).map { group.members[$0].delivery.request.url }
         case .countdown?, .schedule?, nil:
             return []
         }
