@@ -9,6 +9,8 @@ public struct HTTPSend: Sendable, Hashable {
     public var parseJSON: Bool
     /// Whether to report the response headers; poll jobs do not need them, request jobs keep them.
     public var keepHeaders: Bool
+    /// Whether to ask for a compressed answer (the target's `decompress`); the scheduler sets it.
+    public var acceptCompressed = true
 
     public init(job: JobID, attempt: UInt32, request: HTTPRequestSpec, parseJSON: Bool, keepHeaders: Bool = false) {
         self.job = job

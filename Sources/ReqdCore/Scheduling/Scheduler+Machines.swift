@@ -108,9 +108,9 @@ extension Scheduler {
     mutating func perform(_ action: JobAction, for id: JobID, at now: ClockReading, into effects: inout [SchedulerEffect]) {
         for operation in action.wire {
             switch operation {
-            case .send(let send):
+            case .send(var send):
                 if let owner = table[id]?.owner { ledger.sent(id, attempt: send.attempt, owner: owner) }
-                targetSent(send, at: now)
+                targetSent(&send, at: now)
                 effects.append(.send(send))
             case .abort(let attempt):
                 ledger.ended(id, attempt: attempt)

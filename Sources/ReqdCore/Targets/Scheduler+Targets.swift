@@ -56,10 +56,13 @@ extension Scheduler {
         return admitted == urls.count ? nil : admitted
     }
 
-    /// A request of job `id` went on the wire: counted against its target while limits apply.
-    mutating func targetSent(_ send: HTTPSend, at now: ClockReading) {
+    /// A request goes on the wire: counted against its target, and told whether to ask for a
+    /// compressed answer.
+    mutating func targetSent(_ send: inout HTTPSend, at now: ClockReading) {
+        let target = RequestURL.target(send.request.url)
+        send.acceptCompressed = configuration.targets.limits(for: target).decompress
         guard let owner = table[send.job]?.owner else { return }
-        limiter.sent(send.job, attempt: send.attempt, owner: owner, to: RequestURL.target(send.request.url), at: now.instant)
+        limiter.sent(send.job, attempt: send.attempt, owner: owner, to: target, at: now.instant)
     }
 
     /// A `429` or `503` answer with `Retry-After` pauses its whole target for that long.

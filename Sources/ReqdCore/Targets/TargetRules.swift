@@ -38,12 +38,15 @@ public struct TargetRules: Sendable, Hashable {
         public var concurrency: Int
         /// The table's name as written in lower case, or `default`.
         public var table: String
+        /// Whether requests ask for a compressed answer.
+        public var decompress: Bool
 
-        public init(rate: TargetRate?, burst: Int, concurrency: Int, table: String) {
+        public init(rate: TargetRate?, burst: Int, concurrency: Int, table: String, decompress: Bool = true) {
             self.rate = rate
             self.burst = burst
             self.concurrency = concurrency
             self.table = table
+            self.decompress = decompress
         }
     }
 
@@ -51,7 +54,9 @@ public struct TargetRules: Sendable, Hashable {
     public func limits(for target: some StringProtocol) -> Resolved {
         let (name, limits) = match(String(target))
         let filled = limits.over(defaults)
-        return Resolved(rate: filled.rate, burst: filled.burst ?? 1, concurrency: filled.concurrency ?? defaultConcurrency, table: name)
+        return Resolved(
+            rate: filled.rate, burst: filled.burst ?? 1, concurrency: filled.concurrency ?? defaultConcurrency, table: name,
+            decompress: filled.decompress ?? true)
     }
 
     private func match(_ target: String) -> (String, TargetLimits) {

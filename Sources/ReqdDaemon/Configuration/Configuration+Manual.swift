@@ -87,6 +87,11 @@ extension Configuration {
             .It Cm concurrency No = Ql 64
             Requests in flight to the target; by default, and at most,
             .Cm http.max_connections_per_host .
+            .It Cm decompress No = Ql true
+            Requests ask for a gzip or deflate answer and it is decoded, within
+            .Cm http.max_response_bytes ;
+            .Ql false
+            asks for an uncompressed one.
             .El
             .Pp
             A request waiting for its target spends no attempt; waiting requests are served in turn

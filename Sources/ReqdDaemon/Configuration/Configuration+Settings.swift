@@ -50,7 +50,7 @@ extension Configuration {
             "an attempt or poll left unanswered this long is aborted and counts as failed"),
         Setting(
             "http.max_response_bytes", \.http.maxResponseBytes, .integer(1_024...(1 << 31)), .restart,
-            "a larger response body fails the request"),
+            "a larger response body, counted once decoded (gzip, deflate), fails the request"),
         Setting(
             "http.max_request_bytes", \.scheduler.maxRequestBodyBytes, .integer(0...(64 << 20)), .reload,
             "a larger request body is `bad_field`"),

@@ -6,7 +6,7 @@ import ReqdCore
 /// `"*.DOMAIN"` (a bare NAME works where TOML allows one). Every key is reloadable.
 extension Configuration {
     /// The keys a target table takes, named in the errors that refuse another.
-    static let targetKeys = ["rate", "burst", "concurrency"]
+    static let targetKeys = ["rate", "burst", "concurrency", "decompress"]
 
     /// Whether `key` belongs to a target table.
     static func isTargetKey(_ key: String) -> Bool { key.hasPrefix("targets.") }
@@ -34,6 +34,9 @@ extension Configuration {
         case "concurrency":
             let concurrency = try Setting.Kind<Int>.integer(1...10_000).parse(key, value)
             change = { $0.concurrency = concurrency }
+        case "decompress":
+            let decompress = try Setting.Kind<Bool>.boolean.parse(key, value)
+            change = { $0.decompress = decompress }
         default:
             throw DaemonError(
                 .unknownSetting, "unknown setting '\(key.prefix(300))': a target table takes \(Self.targetKeys.joined(separator: ", "))",

@@ -3,6 +3,7 @@ import Logging
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOHTTPCompression
 import NIOPosix
 import ReqdCore
 import ReqdProtocol
@@ -98,7 +99,8 @@ public final class HTTPExecutor: Sendable {
 
     /// The AsyncHTTPClient configuration reqd runs with, before proxies and the target gate: a
     /// pool of `maxConnectionsPerHost` per host that gives up on a failed connection at once (the
-    /// scheduler retries), redirects as configured, and bodies left as the server sent them.
+    /// scheduler retries), redirects as configured, and gzip or deflate answers decoded, never past
+    /// `maxResponseBytes` decoded (a compression bomb fails the attempt).
     /// Benchmarks build their bare client from it too.
     public static func clientConfiguration(_ settings: HTTPSettings) -> HTTPClient.Configuration {
         var pool = HTTPClient.Configuration.ConnectionPool(
@@ -108,7 +110,7 @@ public final class HTTPExecutor: Sendable {
             tlsConfiguration: nil,
             redirectConfiguration: settings.maxRedirects > 0 ? .follow(max: settings.maxRedirects, allowCycles: false) : .disallow,
             timeout: .init(connect: .nanoseconds(settings.connectTimeoutNanos), read: .nanoseconds(settings.readTimeoutNanos)),
-            connectionPool: pool, decompression: .disabled)
+            connectionPool: pool, decompression: .enabled(limit: .size(settings.maxResponseBytes)))
         configuration.httpVersion = .automatic
         return configuration
     }
@@ -157,6 +159,8 @@ public final class HTTPExecutor: Sendable {
             var headers = HTTPHeaders()
             for header in send.request.headers { headers.add(name: header.name, value: header.value) }
             if !headers.contains(name: "User-Agent") { headers.add(name: "User-Agent", value: Self.userAgent) }
+            // The client asks for gzip and deflate itself unless a request names what it accepts.
+            if !send.acceptCompressed, !headers.contains(name: "Accept-Encoding") { headers.add(name: "Accept-Encoding", value: "identity") }
             request = try HTTPClient.Request(
                 url: send.request.url, method: HTTPMethod(rawValue: send.request.method), headers: headers,
                 body: send.request.body.map { .bytes($0) })
@@ -292,6 +296,11 @@ public final class HTTPExecutor: Sendable {
     static func describe(_ error: any Error, settings: HTTPSettings) -> String {
         if error is ResponseAccumulator.ResponseTooBigError {
             return "the response body is larger than \(settings.maxResponseBytes) bytes"
+        }
+        if let decompression = error as? NIOHTTPDecompression.DecompressionError {
+            return decompression == .limit
+                ? "the compressed answer decodes to more than \(settings.maxResponseBytes) bytes (http.max_response_bytes)"
+                : "the compressed answer could not be decoded (\(decompression))"
         }
         if let client = error as? HTTPClientError {
             switch client {

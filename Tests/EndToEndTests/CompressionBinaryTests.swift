@@ -1,0 +1,71 @@
+import Foundation
+import ReqdTestSupport
+import Testing
+
+/// `bytes` through `gzip -c`.
+private func gzipped(_ bytes: [UInt8]) throws -> [UInt8] {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/gzip")
+    process.arguments = ["-c"]
+    let input = Pipe()
+    let output = Pipe()
+    process.standardInput = input
+    process.standardOutput = output
+    try process.run()
+    let writer = Thread {
+        input.fileHandleForWriting.write(Data(bytes))
+        try? input.fileHandleForWriting.close()
+    }
+    writer.start()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return Array(data)
+}
+
+/// The daemon's resident memory, from /proc.
+private func residentBytes(_ daemon: DaemonProcess) -> Int {
+    let status = (try? String(contentsOfFile: "/proc/\(daemon.process.processIdentifier)/status", encoding: .utf8)) ?? ""
+    let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+    return (Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0) * 1024
+}
+
+@Suite("Compressed answers (a target's decompress), end to end", .serialized)
+struct CompressionBinaryTests {
+    @Test("a gzip answer is decoded: the poll's condition and progress read it; a 64 MB bomb fails its attempt within http.max_response_bytes")
+    func gzipAndBomb() throws {
+        let done = try gzipped(Array(#"{"state":"done","progress":100}"#.utf8))
+        let bomb = try gzipped([UInt8](repeating: 0, count: 64 << 20))
+        #expect(bomb.count < 1 << 20, "the bomb is small on the wire")
+        let server = try TestHTTPServer { record in
+            var reply = TestHTTPServer.Reply(body: #"{"state":"done","progress":100}"#)
+            guard record.header("Accept-Encoding")?.contains("gzip") == true else { return reply }
+            reply.body = record.path == "/bomb" ? bomb : done
+            reply.headers.append(("Content-Encoding", "gzip"))
+            return reply
+        }
+        try withServerAndDaemon(server) { server, daemon in
+            let poll = try Binaries.client(
+                ["register-poll", server.url("/gz"), "--every", "100ms", "--until", #"/state == "done""#, "--progress", "/progress", "--wait"],
+                socket: daemon.socket)
+            #expect(poll.status == 0, "\(poll.stdout) \(poll.stderr)")
+            #expect(server.records(path: "/gz").first?.header("Accept-Encoding")?.contains("gzip") == true)
+            let before = residentBytes(daemon)
+            let submitted = try Binaries.client(
+                ["submit", "GET", server.url("/bomb"), "--max-attempts", "1", "--wait"], socket: daemon.socket, timeout: 60)
+            #expect(submitted.status != 0)
+            #expect(submitted.stdout.contains("decodes to more than 1048576 bytes"), "\(submitted.stdout)")
+            #expect(residentBytes(daemon) - before < 32 << 20, "the daemon grew \((residentBytes(daemon) - before) >> 20) MB")
+            #expect(try Binaries.client(["status"], socket: daemon.socket).status == 0)
+        }
+    }
+
+    @Test("decompress = false for a target: its requests ask for an uncompressed answer (Accept-Encoding: identity)")
+    func decompressOff() throws {
+        let server = try TestHTTPServer { _ in TestHTTPServer.Reply(body: "{}") }
+        try withServerAndDaemon(server, daemonArguments: ["--set", "targets.\"127.0.0.1:\(server.port)\".decompress=false"]) { server, daemon in
+            let outcome = try Binaries.client(["submit", "GET", server.url("/plain"), "--wait"], socket: daemon.socket)
+            #expect(outcome.status == 0, "\(outcome.stdout)")
+            #expect(server.records(path: "/plain").first?.header("Accept-Encoding") == "identity")
+        }
+    }
+}
