@@ -281,4 +281,15 @@ struct TargetLimitsTests {
         try configuration.targets.update("api.example") { $0.rate = TargetRate("10/s") }
         #expect(h.handle(.reconfigure(configuration)).sends.count == 1)
     }
+
+    @Test("a reload that lowers the rate leaves the request in flight alone: no abort, and its answer counts")
+    func reloadKeepsInFlight() throws {
+        var h = try Self.limited { $0.rate = TargetRate("10/s") }
+        let send = try #require(h.submitted(Self.order()).effects.sends.first)
+        var configuration = SchedulerConfiguration()
+        try configuration.targets.update("api.example") { $0.rate = TargetRate("1/h") }
+        #expect(h.handle(.reconfigure(configuration)).aborts.isEmpty)
+        _ = h.answer(send, status: 200, json: nil)
+        #expect(h.scheduler.job(send.job)?.state == .succeeded)
+    }
 }

@@ -24,21 +24,22 @@ extension Scheduler {
         let urls = urlsToSend(id, at: now)
         guard !urls.isEmpty else { return nil }
         let rules = configuration.targets
-        var counts: [String: Int] = [:]
+        var counts: [String: (count: Int, limits: TargetRules.Resolved)] = [:]
         var admitted = 0
         for url in urls {
             let target = RequestURL.target(url)
-            let count = counts[target, default: 0] + 1
+            let limits = counts[target]?.limits ?? rules.limits(for: target)
+            let count = (counts[target]?.count ?? 0) + 1
             // Others in line go first: a job that comes to send by another path (its own answer,
             // its timer, its registration) joins the line rather than take the slot or token they
             // wait for, so the turns across users hold.
             let queued = servingFromLine != id && limiter.waitingCount(target) > 0
             let admission: TargetLimiter.Admission =
-                queued ? .waitForSlot : limiter.admission(target, count: count, limits: rules.limits(for: target), at: now.instant)
+                queued ? .waitForSlot : limiter.admission(target, count: count, limits: limits, at: now.instant)
             if queued { limiter.markFreed(target) }
             switch admission {
             case .go:
-                counts[target] = count
+                counts[target] = (count, limits)
                 admitted += 1
                 continue
             case .waitForSlot:
@@ -49,8 +50,8 @@ extension Scheduler {
             }
             break
         }
-        for (target, count) in counts {
-            limiter.take(target, count: count, limits: rules.limits(for: target), at: now.instant)
+        for (target, taken) in counts {
+            limiter.take(target, count: taken.count, limits: taken.limits, at: now.instant)
         }
         if admitted == 0 { keepOnlyWhatRunsWhileWaiting(id, at: now) }
         return admitted == urls.count ? nil : admitted
@@ -124,18 +125,23 @@ extension Scheduler {
     /// others: the targets their own jobs used in the last minute or wait for).
     func targetInfos(for peer: Peer, at now: ClockReading) -> [TargetLimitInfo] {
         let rules = configuration.targets
+        var errors: [String: String] = [:]
+        // Most failures first: a target reached by several origins (http and https) shows the worst.
+        for failing in targetHealth.failing(visibleTo: peer, at: now.instant) {
+            let target = RequestURL.target(failing.origin + "/")
+            if errors[target] == nil { errors[target] = failing.entry.error }
+        }
         return limiter.targets.keys.sorted().compactMap { target -> TargetLimitInfo? in
             guard var state = limiter.targets[target] else { return nil }
             state.age(at: now.instant)
             guard !state.isIdle, peer.uid == 0 || state.users[peer.uid] != nil || state.lines[peer.uid] != nil else { return nil }
             let limits = rules.limits(for: target)
-            let failing = targetHealth.failing(visibleTo: peer, at: now.instant).first { RequestURL.target($0.origin + "/") == target }?.entry
             return TargetLimitInfo(
                 target: target, table: limits.table, rate: limits.rate?.description, burst: limits.burst,
                 concurrency: limits.concurrency, tokens: limiter.tokens(target, limits: limits, at: now.instant),
                 inFlight: state.inFlight, waiting: state.waiting,
                 pausedUntil: state.pausedUntil.flatMap { $0 > now.instant ? now.wall(at: $0) : nil },
-                requestsLastMinute: limiter.sentLastMinute(target, at: now.instant), lastError: failing?.error)
+                requestsLastMinute: state.sentBySecond.reduce(0) { $0 + $1.count }, lastError: errors[target])
         }
     }
 }

@@ -72,9 +72,6 @@ struct TargetLimiter: Sendable {
     /// Whether nothing waits and nothing is counted.
     var isEmpty: Bool { targets.isEmpty }
 
-    /// Jobs waiting, all targets.
-    var waitingJobs: Int { waitingOn.count }
-
     /// What `target` says to `count` more requests now under `limits`; nothing changes.
     func admission(_ target: String, count: Int, limits: TargetRules.Resolved, at now: Instant) -> Admission {
         let state = targets[target] ?? Target()
@@ -203,12 +200,6 @@ struct TargetLimiter: Sendable {
         targets[target] = state
     }
 
-    /// Requests sent to `target` in the last minute.
-    func sentLastMinute(_ target: String, at now: Instant) -> Int {
-        let second = now.nanoseconds / 1_000_000_000
-        return targets[target]?.sentBySecond.reduce(0) { $0 + ($1.second > second - 60 ? $1.count : 0) } ?? 0
-    }
-
     /// Marks `target` as able to take waiting jobs again (its token or pause is due).
     mutating func markFreed(_ target: String) {
         if targets[target]?.waiting ?? 0 > 0 { freed.insert(target) }
@@ -235,12 +226,11 @@ struct TargetLimiter: Sendable {
     }
 
     /// The rules changed: every bucket starts full under the new rate, so a rate raised by a reload
-    /// applies to the jobs already waiting, and every target with jobs waiting is looked at.
+    /// applies to the jobs already waiting (the reload marks every target with jobs waiting).
     mutating func rulesChanged() {
         for target in Array(targets.keys) {
             targets[target]?.theoretical = .distantPast
         }
-        markAllFreed()
     }
 
     /// Marks every target with jobs waiting (the rules changed).
