@@ -10,14 +10,16 @@ final class DaemonProcess {
 
     /// - Parameter environment: the daemon's whole environment; when nil, the test's own without
     ///   proxy variables, so a machine's proxy settings cannot reroute the tests' requests.
-    init(directory: String, extraArguments: [String] = [], environment: [String: String]? = nil) throws {
+    /// - Parameter logFile: where its log (stderr) goes; nowhere when nil.
+    init(directory: String, extraArguments: [String] = [], environment: [String: String]? = nil, logFile: String? = nil) throws {
         self.directory = directory
         socket = directory + "/reqd.sock"
         process.executableURL = URL(fileURLWithPath: Binaries.reqd)
         process.arguments = ["--socket", socket, "--state-dir", directory + "/state", "--log-target", "stderr"] + extraArguments
         process.environment = environment
             ?? ProcessInfo.processInfo.environment.filter { !["http_proxy", "https_proxy", "no_proxy"].contains($0.key.lowercased()) }
-        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        if let logFile { FileManager.default.createFile(atPath: logFile, contents: nil) }
+        process.standardError = FileHandle(forWritingAtPath: logFile ?? "/dev/null")
         try process.run()
         let deadline = Date().addingTimeInterval(15)
         while Date() < deadline {

@@ -71,6 +71,55 @@ struct TargetBinaryTests {
         }
     }
 
+    @Test("a breaker opens after 3 failures in a row: nothing more reaches the server until one probe after open_for, whose success sends the held job")
+    func breaker() throws {
+        let failing = Mutex(true)
+        let server = try TestHTTPServer { _ in TestHTTPServer.Reply(status: failing.withLock { $0 } ? 500 : 200, body: "{}") }
+        defer { server.shutdown() }
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = directory + "/reqd.toml"
+        try """
+            [targets."127.0.0.1:\(server.port)"]
+            breaker_failure_ratio = 1
+            breaker_min_requests = 3
+            breaker_open_for = "2s"
+            """.write(toFile: file, atomically: true, encoding: .utf8)
+        let log = directory + "/reqd.log"
+        let daemon = try DaemonProcess(directory: directory, extraArguments: ["--config", file], logFile: log)
+        defer { daemon.stop() }
+        for index in 0..<3 {
+            let outcome = try Binaries.client(["submit", "-q", "POST", server.url("/f/\(index)"), "--max-attempts", "1"], socket: daemon.socket)
+            #expect(outcome.status == 0, "\(outcome.stderr)")
+        }
+        let deadline = Date().addingTimeInterval(10)
+        func breakerState() throws -> String? {
+            let view = try Binaries.client(["--json", "status", "--targets"], socket: daemon.socket)
+            let target = (view.json?["targets"] as? [[String: Any]])?.first { $0["target"] as? String == "127.0.0.1:\(server.port)" }
+            return (target?["breaker"] as? [String: Any])?["state"] as? String
+        }
+        while try breakerState() != "open", Date() < deadline { usleep(50_000) }
+        #expect(try breakerState() == "open")
+        let submitted = try Binaries.client(["submit", "-q", "POST", server.url("/held"), "--max-attempts", "3"], socket: daemon.socket)
+        #expect(submitted.status == 0, "\(submitted.stderr)")
+        failing.withLock { $0 = false }
+        while server.records(path: "/held").isEmpty, Date() < deadline { usleep(20_000) }
+        let lastFailure = try #require(server.records.filter { $0.path.hasPrefix("/f/") }.map(\.start).max())
+        let probe = try #require(server.records(path: "/held").first)
+        let waited = Double(probe.start - lastFailure) / 1e9
+        #expect(waited > 1.9 && waited < 4, "the probe went \(waited) s after the breaker opened, open_for 2s")
+        #expect(server.records.count == 4, "nothing but the probe reached the server while the breaker was open")
+        while try breakerState() != "closed", Date() < deadline { usleep(50_000) }
+        #expect(try breakerState() == "closed")
+        let metrics = try Binaries.client(["metrics"], socket: daemon.socket).stdout
+        for state in ["open", "half_open", "closed"] {
+            #expect(metrics.contains("reqd_breaker_transitions_total{state=\"\(state)\"} 1"), "\(state)")
+        }
+        let text = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(text.contains("circuit breaker open: 3 of 3 requests in the last 1m failed"), "\(text.suffix(2_000))")
+        #expect(text.contains("circuit breaker closed: the probe succeeded"))
+    }
+
     @Test("a configuration with a bad target table is refused naming the key")
     func badTable() throws {
         let directory = makeTemporaryDirectory()

@@ -103,7 +103,7 @@ struct DeliveryMachineTests {
         #expect(
             delivery.finished(3, .unreachable("no route to host"), at: 1 * second)
                 == JobAction(
-                    deadline: .clear, notes: [JobNote(.held, error: "no route to host")], network: .unreachable("no route to host")))
+                    deadline: .clear, notes: [JobNote(.held, error: "no route to host", reason: .unreachable)], network: .unreachable("no route to host")))
         #expect(delivery.attempts == 2 && delivery.held)
         #expect(delivery.advance(id, at: at(60 * second), holdReason: nil, timeout: timeout) == JobAction(deadline: .clear))
     }
@@ -114,7 +114,7 @@ struct DeliveryMachineTests {
         #expect(
             delivery.strand("no route to host")
                 == JobAction(
-                    wire: [.abort(attempt: 3)], deadline: .clear, notes: [JobNote(.held, error: "no route to host")],
+                    wire: [.abort(attempt: 3)], deadline: .clear, notes: [JobNote(.held, error: "no route to host", reason: .unreachable)],
                     network: .unreachable("no route to host")))
         #expect(delivery.attempts == 2 && !delivery.inFlight)
         #expect(delivery.release(at: at(5 * second)) == JobAction(deadline: .set(at(5 * second))))
@@ -129,7 +129,7 @@ struct DeliveryMachineTests {
         #expect(
             delivery.advance(id, at: at(0), holdReason: "network unreachable", timeout: timeout)
                 == JobAction(
-                    deadline: .clear, notes: [JobNote(.held, error: "network unreachable")], network: .unreachable("network unreachable")))
+                    deadline: .clear, notes: [JobNote(.held, error: "network unreachable", reason: .unreachable)], network: .unreachable("network unreachable")))
         #expect(delivery.attempts == 0)
     }
 

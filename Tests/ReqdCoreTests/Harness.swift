@@ -91,7 +91,7 @@ struct Harness {
             case .dispose(let disposal):
                 disposals += 1
                 disposal.free()
-            case .notice, .debug, .counted, .requestTimedOut: break
+            case .notice, .breakerChanged, .debug, .counted, .requestTimedOut: break
             }
             index += 1
         }

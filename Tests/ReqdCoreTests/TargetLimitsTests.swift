@@ -282,6 +282,22 @@ struct TargetLimitsTests {
         #expect(h.handle(.reconfigure(configuration)).sends.count == 1)
     }
 
+    @Test("a signed target's requests carry the job id as the message id, a group member's with its index; other targets' are unsigned")
+    func signingIDs() throws {
+        let secrets = try SigningSecrets(parsing: "# keys\r\nwhsec_AAECAw==\r\n\r\n  whsec_BAUG  \n")
+        #expect(secrets.keys == [[0, 1, 2, 3], [4, 5, 6]] && secrets.description == "2 signing secrets")
+        for bad in ["whsec_!!", "AAECAw==", "whsec_", ""] {
+            #expect(throws: SchedulerError.self, "\(bad)") { try SigningSecrets(parsing: bad) }
+        }
+        var h = try Self.limited { $0.signSecretFile = "/etc/reqd/hooks.secret"; $0.signing = secrets }
+        let send = try #require(h.submitted(Self.order()).effects.sends.first)
+        #expect(send.signing == WebhookSigning(id: send.job.rawValue, secrets: secrets))
+        let members = (0..<2).map { RequestSpec(method: "POST", url: "https://api.example/m/\($0)", maxAttempts: 1) }
+        let (group, registered) = h.group(GroupSpec(members: members, concurrency: 2))
+        #expect(registered.sends.map { $0.signing?.id } == ["\(group)-0", "\(group)-1"])
+        #expect(try #require(h.submitted(Self.order("https://other.example/x")).effects.sends.first).signing == nil)
+    }
+
     @Test("a reload that lowers the rate leaves the request in flight alone: no abort, and its answer counts")
     func reloadKeepsInFlight() throws {
         var h = try Self.limited { $0.rate = TargetRate("10/s") }

@@ -137,6 +137,37 @@ struct ConfigurationTests {
         }
     }
 
+    @Test("breaker keys: on with breaker_failure_ratio, the others defaulted or set; bad values are refused with the key named")
+    func breakerKeys() throws {
+        let directory = TemporaryDirectory()
+        let file = write(
+            """
+            [targets."api.example.com"]
+            breaker_failure_ratio = 0.7
+            breaker_min_requests = 10
+            breaker_window = "30s"
+            breaker_open_for = "1m"
+            [targets."other.example.com"]
+            breaker_failure_ratio = 1
+            """, in: directory)
+        let rules = try ConfigurationLoader(file: file, environment: [:], overrides: []).load().scheduler.targets
+        #expect(
+            rules.limits(for: "api.example.com:443").breaker
+                == BreakerSettings(failureRatio: 0.7, minRequests: 10, windowNanos: 30_000_000_000, openForNanos: 60_000_000_000))
+        #expect(rules.limits(for: "other.example.com:443").breaker == BreakerSettings(failureRatio: 1))
+        #expect(rules.limits(for: "elsewhere:443").breaker == nil, "no breaker unless configured")
+        for (key, value, says) in [
+            ("breaker_failure_ratio", "0", "above 0 and at most 1"), ("breaker_failure_ratio", "1.5", "above 0 and at most 1"),
+            ("breaker_min_requests", "0", "from 1"), ("breaker_window", "500ms", "from 1s"), ("breaker_open_for", "0s", "positive"),
+        ] {
+            let full = "targets.\"api.example.com\".\(key)"
+            let error = try #require(throws: DaemonError.self) {
+                _ = try ConfigurationLoader(file: nil, environment: [:], overrides: [(full, value)]).load()
+            }
+            #expect(error.description.contains(key) && error.description.contains(says), "\(error)")
+        }
+    }
+
     @Test("a file written for an earlier version, with request.resume_spread, still loads: the key is ignored with a note")
     func retiredKey() throws {
         let directory = TemporaryDirectory()

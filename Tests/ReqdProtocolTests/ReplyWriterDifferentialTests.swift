@@ -24,7 +24,7 @@ private struct ReplyGenerator {
         var job = JobInfo(
             id: string(), kind: random.pick(JobKind.allCases), state: random.pick(JobState.allCases), owner: UInt32(random.below(70_000)),
             key: maybe { $0.string() }, scope: maybe { $0.string() }, durable: chance(50), createdAt: time(), endedAt: maybe { $0.time() },
-            reason: maybe { $0.random.pick([CancelReason.requested, .superseded, .connectionClosed]) }, replacedBy: maybe { $0.string() },
+            reason: maybe { $0.random.pick([EventReason.requested, .superseded, .connectionClosed, .unreachable, .breakerOpen]) }, replacedBy: maybe { $0.string() },
             deadline: maybe { $0.time() }, remainingMs: maybe { $0.int64() }, tickMs: maybe { $0.int64() }, lateByMs: maybe { $0.double() })
         job.onExpire = maybe { OnExpireInfo(method: $0.string(), url: $0.string(), headerNames: $0.strings(), job: $0.maybe { $0.string() }) }
         job.poll = maybe {
@@ -95,7 +95,13 @@ private struct ReplyGenerator {
                                 target: generator.string(), table: generator.string(), rate: generator.maybe { $0.string() },
                                 burst: generator.int(), concurrency: generator.int(), tokens: generator.maybe { $0.int() },
                                 inFlight: generator.int(), waiting: generator.int(), pausedUntil: generator.maybe { $0.time() },
-                                requestsLastMinute: generator.int(), lastError: generator.maybe { $0.string() })
+                                requestsLastMinute: generator.int(), lastError: generator.maybe { $0.string() },
+                                breaker: generator.maybe {
+                                    TargetBreakerInfo(
+                                        state: $0.random.pick([BreakerState.closed, .open, .halfOpen]), since: $0.maybe { $0.time() },
+                                        openUntil: $0.maybe { $0.time() }, requests: $0.int(), failures: $0.int(), failureRatio: $0.double(),
+                                        minRequests: $0.int(), windowMs: $0.int64(), openForMs: $0.int64())
+                                })
                         }
                     }))
         case 4: return .job(JobResult(job: job()))
@@ -128,7 +134,7 @@ private struct ReplyGenerator {
             type: random.pick([.registered, .tick, .expired, .cancelled, .polled, .progress, .retrying, .held, .succeeded, .failed, .timedOut, .dead, .member, .completed]),
             job: string(), kind: random.pick(JobKind.allCases), key: maybe { $0.string() }, scope: maybe { $0.string() },
             owner: UInt32(random.below(70_000)), at: time(), remainingMs: maybe { $0.int64() }, lateByMs: maybe { $0.double() },
-            reason: maybe { $0.random.pick([CancelReason.requested, .superseded, .connectionClosed]) }, replacedBy: maybe { $0.string() })
+            reason: maybe { $0.random.pick([EventReason.requested, .superseded, .connectionClosed, .unreachable, .breakerOpen]) }, replacedBy: maybe { $0.string() })
         event.polls = maybe { $0.int() }
         event.failures = maybe { $0.int() }
         event.status = maybe { $0.int() }

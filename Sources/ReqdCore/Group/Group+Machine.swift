@@ -8,7 +8,9 @@ extension Group {
         let started = startDue(at: now, timeout: timeout, limit: startLimit)
         var action = JobAction(deadline: nextFire.map { .set($0) } ?? .clear)
         action.wire = started.map { start in
-            .send(HTTPSend(job: id, attempt: start.number, request: members[start.member].delivery.request, parseJSON: false))
+            var send = HTTPSend(job: id, attempt: start.number, request: members[start.member].delivery.request, parseJSON: false)
+            send.member = start.member
+            return .send(send)
         }
         return action
     }

@@ -11,6 +11,10 @@ public struct HTTPSend: Sendable, Hashable {
     public var keepHeaders: Bool
     /// Whether to ask for a compressed answer (the target's `decompress`); the scheduler sets it.
     public var acceptCompressed = true
+    /// The group member this request is for; nil for other kinds.
+    public var member: Int?
+    /// How to sign it, when its target has `sign_secret_file`; the scheduler sets it.
+    public var signing: WebhookSigning?
 
     public init(job: JobID, attempt: UInt32, request: HTTPRequestSpec, parseJSON: Bool, keepHeaders: Bool = false) {
         self.job = job

@@ -40,7 +40,7 @@ public struct Job: Sendable {
 
     public init(
         id: JobID, owner: UInt32, key: String?, scope: String?, durable: Bool, boundTo: ConnectionID? = nil,
-        createdAt: WallTime, state: JobState, endedAt: WallTime?, reason: CancelReason?, replacedBy: JobID?,
+        createdAt: WallTime, state: JobState, endedAt: WallTime?, reason: EventReason?, replacedBy: JobID?,
         result: HTTPResult? = nil, error: String? = nil, work: Work
     ) {
         header = JobHeader(

@@ -18,7 +18,7 @@ public struct JobHeader: Sendable {
     public let kind: JobKind
     /// Whether the job is in the store.
     public let durable: Bool
-    public var reason: CancelReason?
+    public var reason: EventReason?
     /// The uid that registered the job; only it and root can see or cancel it.
     public let owner: UInt32
 
@@ -32,7 +32,7 @@ public struct JobHeader: Sendable {
 
     public init(
         id: JobID, kind: JobKind, owner: UInt32, key: String?, scope: String?, durable: Bool, boundTo: ConnectionID? = nil,
-        createdAt: WallTime, state: JobState, endedAt: WallTime? = nil, reason: CancelReason? = nil,
+        createdAt: WallTime, state: JobState, endedAt: WallTime? = nil, reason: EventReason? = nil,
         replacedBy: JobID? = nil, result: HTTPResult? = nil, error: String? = nil
     ) {
         self.id = id

@@ -8,10 +8,12 @@ struct JobNote: Sendable, Hashable {
     var error: String?
     var member: Int?
     var memberState: MemberState?
+    /// Why a job is held.
+    var reason: EventReason?
 
     init(
         _ type: JobEventType, remainingMs: Int64? = nil, status: Int? = nil, error: String? = nil, member: Int? = nil,
-        memberState: MemberState? = nil
+        memberState: MemberState? = nil, reason: EventReason? = nil
     ) {
         self.type = type
         self.remainingMs = remainingMs
@@ -19,6 +21,7 @@ struct JobNote: Sendable, Hashable {
         self.error = error
         self.member = member
         self.memberState = memberState
+        self.reason = reason
     }
 
     /// Writes the note's details into an event of the job.
@@ -28,5 +31,6 @@ struct JobNote: Sendable, Hashable {
         event.error = error ?? event.error
         event.member = member
         event.memberState = memberState
+        event.reason = reason ?? event.reason
     }
 }

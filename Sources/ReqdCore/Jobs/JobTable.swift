@@ -115,7 +115,7 @@ struct JobTable: Sendable {
     }
 
     /// Records that an active job ended: it leaves its key and scope, and the counts move.
-    mutating func end(_ id: JobID, as state: JobState, reason: CancelReason?, replacedBy: JobID?, at now: WallTime) {
+    mutating func end(_ id: JobID, as state: JobState, reason: EventReason?, replacedBy: JobID?, at now: WallTime) {
         let ended = modifyHeader(id) { header -> JobHeader? in
             guard header.state == .active else { return nil }
             header.state = state

@@ -67,7 +67,7 @@ extension Delivery {
         inFlight = false
         requestDeadline = nil
         lastError = why
-        return JobAction(deadline: .clear, notes: [JobNote(.held, error: why)], network: .unreachable(why))
+        return JobAction(deadline: .clear, notes: [JobNote(.held, error: why, reason: .unreachable)], network: .unreachable(why))
     }
 
     /// Gives back the attempt out now and holds the job: its target was just found unreachable,

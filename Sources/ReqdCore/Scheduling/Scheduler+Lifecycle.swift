@@ -144,7 +144,7 @@ extension Scheduler {
     /// Ends an active job: records how, aborts its requests, tells its watchers and waiters,
     /// persists it and starts its retention (a dead letter's ends through the timer).
     mutating func finish(
-        _ id: JobID, as state: JobState, reason: CancelReason?, replacedBy: JobID?, at now: ClockReading,
+        _ id: JobID, as state: JobState, reason: EventReason?, replacedBy: JobID?, at now: ClockReading,
         into effects: inout [SchedulerEffect]
     ) {
         guard let header = table[id], header.isActive else { return }

@@ -18,16 +18,16 @@ extension Scheduler {
             guard let slot = table.countdowns[id], slot.header.isActive else { return }
             action = slot.machine.advance(at: now.instant, watched: subscriptions.isWatched(slot.header))
         case .poll?:
-            if paceOverduePoll(id, at: now.instant) || waitsForTarget(id, at: now) { return }
+            if paceOverduePoll(id, at: now.instant) || waitsForTarget(id, at: now, into: &effects) { return }
             let configuration = configuration
             action = table.polls[id]?.ifActive { $0.advance(id, at: now.instant, configuration: configuration) }
         case .request?:
             let holdReason = network.isEmpty ? nil : table.deliveries[id].flatMap { network.holdReason($0.machine.origin, except: id) }
-            if holdReason == nil, paceOverdueRequest(id, at: now.instant) || waitsForTarget(id, at: now) { return }
+            if holdReason == nil, paceOverdueRequest(id, at: now.instant) || waitsForTarget(id, at: now, into: &effects) { return }
             let timeout = configuration.requestTimeoutNanos
             action = table.deliveries[id]?.ifActive { $0.advance(id, at: now.instant, holdReason: holdReason, timeout: timeout) }
         case .group?:
-            let limit = targetStartLimit(id, at: now)
+            let limit = targetStartLimit(id, at: now, into: &effects)
             if limit == 0 { return }
             let timeout = configuration.requestTimeoutNanos
             action = table.groups[id]?.ifActive { $0.advance(id, at: now.instant, timeout: timeout, startLimit: limit ?? .max) }
@@ -75,7 +75,7 @@ extension Scheduler {
         _ id: JobID, attempt: UInt32, _ outcome: HTTPOutcome, at now: ClockReading, into effects: inout [SchedulerEffect]
     ) {
         ledger.ended(id, attempt: attempt)
-        if !limiter.isEmpty { limiter.ended(id, attempt: attempt) }
+        targetRequestEnded(id, attempt: attempt, CircuitBreaker.Verdict(outcome), at: now, into: &effects)
         guard let header = table[id] else { return }
         // Drawn before anything else, even for a group that has ended, so ids and jitter repeat
         // from the seed whatever the answers were.
@@ -110,11 +110,13 @@ extension Scheduler {
             switch operation {
             case .send(var send):
                 if let owner = table[id]?.owner { ledger.sent(id, attempt: send.attempt, owner: owner) }
-                targetSent(&send, at: now)
+                targetSent(&send, at: now, into: &effects)
                 effects.append(.send(send))
             case .abort(let attempt):
                 ledger.ended(id, attempt: attempt)
-                if !limiter.isEmpty { limiter.ended(id, attempt: attempt) }
+                // The only aborts that judge the target are those of requests left unanswered.
+                let verdict: CircuitBreaker.Verdict = action.timedOut.isEmpty ? .none : .failure("no answer within the request timeout")
+                targetRequestEnded(id, attempt: attempt, verdict, at: now, into: &effects)
                 effects.append(.abort(id, attempt: attempt))
             }
         }

@@ -143,7 +143,7 @@ public struct Scheduler: Sendable {
             let targetsChanged = configuration.targets != self.configuration.targets
             self.configuration = configuration
             limitsChanged()
-            if targetsChanged { limiter.rulesChanged() }
+            if targetsChanged { limiter.rulesChanged(configuration.targets) }
         case .continueLists:
             continueLists(at: now, into: &effects)
         case .networkChanged:

@@ -20,6 +20,9 @@ public enum SchedulerEffect: Sendable {
     case abort(JobID, attempt: UInt32)
     /// A change in the daemon's own state worth an info log line, such as a target becoming unreachable.
     case notice(String)
+    /// A target's circuit breaker changed state: a notice log line, with the target and the
+    /// figures in the message, and a count in the metrics.
+    case breakerChanged(target: String, BreakerState, String)
     /// Free this storage, off the scheduler's queue: tables a shrink replaced.
     case dispose(Disposal)
     /// Tables shrank or many jobs were forgotten: give the memory the allocator keeps free back

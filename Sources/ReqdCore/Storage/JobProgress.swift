@@ -18,7 +18,7 @@ public struct JobProgress: Sendable, Hashable {
 
     public var state: JobState
     public var endedAt: WallTime?
-    public var reason: CancelReason?
+    public var reason: EventReason?
     public var replacedBy: String?
     public var lateByNanos: Int64?
     /// The answer that ended the job.
@@ -30,7 +30,7 @@ public struct JobProgress: Sendable, Hashable {
     public var counters: Counters
 
     public init(
-        state: JobState, endedAt: WallTime?, reason: CancelReason?, replacedBy: String?, lateByNanos: Int64?,
+        state: JobState, endedAt: WallTime?, reason: EventReason?, replacedBy: String?, lateByNanos: Int64?,
         result: HTTPResult?, error: String?, spawned: String?, counters: Counters
     ) {
         self.state = state

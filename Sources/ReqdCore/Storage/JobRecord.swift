@@ -10,7 +10,7 @@ public struct JobRecord: Sendable, Hashable {
     public var scope: String?
     public var createdAt: WallTime
     public var endedAt: WallTime?
-    public var reason: CancelReason?
+    public var reason: EventReason?
     public var replacedBy: String?
     /// A countdown's deadline, projected onto the wall clock when the record was written.
     public var deadline: WallTime?
@@ -21,7 +21,7 @@ public struct JobRecord: Sendable, Hashable {
 
     public init(
         id: String, owner: UInt32, kind: JobKind, state: JobState, key: String?, scope: String?,
-        createdAt: WallTime, endedAt: WallTime?, reason: CancelReason?, replacedBy: String?,
+        createdAt: WallTime, endedAt: WallTime?, reason: EventReason?, replacedBy: String?,
         deadline: WallTime?, tickNanos: Int64?, lateByNanos: Int64?, detail: JobDetail = JobDetail()
     ) {
         self.id = id

@@ -10,15 +10,16 @@ import ReqdProtocol
 extension Scheduler {
     /// Whether job `id`, about to send, must wait for its target; if so it is put in line there
     /// and only its time limits stay on the timer. When it may go, its tokens are taken.
-    mutating func waitsForTarget(_ id: JobID, at now: ClockReading) -> Bool {
-        targetStartLimit(id, at: now) == 0
+    mutating func waitsForTarget(_ id: JobID, at now: ClockReading, into effects: inout [SchedulerEffect]) -> Bool {
+        targetStartLimit(id, at: now, into: &effects) == 0
     }
 
     /// How many of the requests job `id` would send now its targets let go: nil for all of them,
     /// 0 when the job waits in line (only its time limits stay on the timer). The tokens of those
     /// that may go are taken. A group whose members are more than its targets let go starts the
-    /// first ones and waits in line for the rest.
-    mutating func targetStartLimit(_ id: JobID, at now: ClockReading) -> Int? {
+    /// first ones and waits in line for the rest. A job that starts to wait while the target's
+    /// circuit breaker is open is `held`, with reason `breaker_open`.
+    mutating func targetStartLimit(_ id: JobID, at now: ClockReading, into effects: inout [SchedulerEffect]) -> Int? {
         guard let header = table[id], header.isActive else { return nil }
         let owner = header.owner
         let urls = urlsToSend(id, at: now)
@@ -37,16 +38,21 @@ extension Scheduler {
             let admission: TargetLimiter.Admission =
                 queued ? .waitForSlot : limiter.admission(target, count: count, limits: limits, at: now.instant)
             if queued { limiter.markFreed(target) }
-            switch admission {
-            case .go:
+            if admission == .go {
                 counts[target] = (count, limits)
                 admitted += 1
                 continue
-            case .waitForSlot:
-                limiter.wait(id, owner: owner, for: target)
-            case .waitUntil(let instant):
-                limiter.wait(id, owner: owner, for: target)
+            }
+            let wasWaiting = limiter.isWaiting(id)
+            limiter.wait(id, owner: owner, for: target)
+            switch admission {
+            case .go, .waitForSlot, .breakerOpen(nil):
+                break
+            case .waitUntil(let instant), .breakerOpen(let instant?):
                 timers.set(.targets, priority: limiter.wake(target, at: instant))
+            }
+            if !wasWaiting, limits.breaker != nil, limiter.breakerState(target) != .closed {
+                holdForBreaker([id], of: target, at: now, into: &effects)
             }
             break
         }
@@ -57,13 +63,73 @@ extension Scheduler {
         return admitted == urls.count ? nil : admitted
     }
 
-    /// A request goes on the wire: counted against its target, and told whether to ask for a
-    /// compressed answer.
-    mutating func targetSent(_ send: inout HTTPSend, at now: ClockReading) {
+    /// A request goes on the wire: counted against its target, told whether to ask for a
+    /// compressed answer and how to sign itself. Past an open breaker's time it is the probe.
+    mutating func targetSent(_ send: inout HTTPSend, at now: ClockReading, into effects: inout [SchedulerEffect]) {
         let target = RequestURL.target(send.request.url)
-        send.acceptCompressed = configuration.targets.limits(for: target).decompress
+        let limits = configuration.targets.limits(for: target)
+        send.acceptCompressed = limits.decompress
+        if let secrets = limits.signing {
+            send.signing = WebhookSigning(id: send.member.map { "\(send.job)-\($0)" } ?? send.job.rawValue, secrets: secrets)
+        }
         guard let owner = table[send.job]?.owner else { return }
-        limiter.sent(send.job, attempt: send.attempt, owner: owner, to: target, at: now.instant)
+        let transition = limiter.sent(send.job, attempt: send.attempt, owner: owner, to: target, breaker: limits.breaker != nil, at: now.instant)
+        if let transition, let settings = limits.breaker { breakerChanged(target, transition, settings: settings, at: now, into: &effects) }
+    }
+
+    /// A request the limiter counted left the wire: its slot frees, and its target's breaker, if
+    /// any, counts how it ended.
+    mutating func targetRequestEnded(
+        _ id: JobID, attempt: UInt32, _ verdict: CircuitBreaker.Verdict, at now: ClockReading, into effects: inout [SchedulerEffect]
+    ) {
+        guard !limiter.isEmpty, let target = limiter.ended(id, attempt: attempt), configuration.targets.hasBreakers,
+            let settings = configuration.targets.limits(for: target).breaker
+        else { return }
+        let rate = configuration.catchupRate
+        let interval: Int64 = rate > 0 ? 1_000_000_000 / Int64(rate) : 0
+        if let transition = limiter.breakerEnded(
+            target, job: id, attempt: attempt, verdict, settings: settings, spreadInterval: interval, at: now.instant)
+        {
+            breakerChanged(target, transition, settings: settings, at: now, into: &effects)
+        }
+    }
+
+    /// Logs and counts a change of `target`'s breaker. When it opens, the jobs already waiting for
+    /// the target are held, and the line is looked at again when the open time ends.
+    private mutating func breakerChanged(
+        _ target: String, _ transition: CircuitBreaker.Transition, settings: BreakerSettings, at now: ClockReading,
+        into effects: inout [SchedulerEffect]
+    ) {
+        let openFor = DurationText.format(nanoseconds: settings.openForNanos)
+        let message: String
+        switch transition {
+        case .opened(let failures, let requests):
+            let window = DurationText.format(nanoseconds: settings.windowNanos)
+            message = "\(failures) of \(requests) requests in the last \(window) failed (breaker_failure_ratio \(settings.failureRatio)); "
+                + "nothing is sent to it for \(openFor)"
+            holdForBreaker(limiter.waitingJobs(target), of: target, at: now, into: &effects)
+        case .probing:
+            message = "one probe request goes"
+        case .closed:
+            let waiting = limiter.waitingCount(target)
+            let rate = configuration.catchupRate
+            let over = rate > 0 ? DurationText.format(nanoseconds: Int64(waiting) * 1_000_000_000 / Int64(rate)) : "0s"
+            message = "the probe succeeded; \(waiting) waiting jobs resume over \(over)"
+        case .reopened(let why):
+            message = "the probe failed (\(why)); nothing is sent to it for \(openFor)"
+        }
+        if transition.state == .open, limiter.waitingCount(target) > 0, let until = limiter.breakerOpenUntil(target) {
+            timers.set(.targets, priority: limiter.wake(target, at: until))
+        }
+        effects.append(.breakerChanged(target: target, transition.state, message))
+    }
+
+    /// Tells the watchers of `jobs`, waiting for `target`, that they are held by its open breaker.
+    private mutating func holdForBreaker(_ jobs: [JobID], of target: String, at now: ClockReading, into effects: inout [SchedulerEffect]) {
+        let note = JobNote(.held, error: "the circuit breaker of \(target) is open", reason: .breakerOpen)
+        for id in jobs where table[id]?.isActive == true {
+            perform(JobAction(notes: [note]), for: id, at: now, into: &effects)
+        }
     }
 
     /// A `429` or `503` answer with `Retry-After` pauses its whole target for that long.
@@ -110,9 +176,9 @@ extension Scheduler {
                         servingFromLine = id
                         advance(id, at: now, into: &effects)
                         servingFromLine = nil
-                    case .waitForSlot:
+                    case .waitForSlot, .breakerOpen(nil):
                         break waiters
-                    case .waitUntil(let instant):
+                    case .waitUntil(let instant), .breakerOpen(let instant?):
                         timers.set(.targets, priority: limiter.wake(target, at: instant))
                         break waiters
                     }
@@ -141,7 +207,18 @@ extension Scheduler {
                 concurrency: limits.concurrency, tokens: limiter.tokens(target, limits: limits, at: now.instant),
                 inFlight: state.inFlight, waiting: state.waiting,
                 pausedUntil: state.pausedUntil.flatMap { $0 > now.instant ? now.wall(at: $0) : nil },
-                requestsLastMinute: state.sentBySecond.reduce(0) { $0 + $1.count }, lastError: errors[target])
+                requestsLastMinute: state.sentBySecond.reduce(0) { $0 + $1.count }, lastError: errors[target],
+                breaker: limits.breaker.map { breakerInfo(state.breaker, $0, at: now) })
         }
+    }
+}
+
+extension Scheduler {
+    private func breakerInfo(_ breaker: CircuitBreaker, _ settings: BreakerSettings, at now: ClockReading) -> TargetBreakerInfo {
+        let figures = breaker.figures(settings, at: now.instant)
+        return TargetBreakerInfo(
+            state: breaker.state, since: breaker.since.map { now.wall(at: $0) }, openUntil: breaker.openUntil.map { now.wall(at: $0) },
+            requests: figures.requests, failures: figures.failures, failureRatio: settings.failureRatio,
+            minRequests: settings.minRequests, windowMs: settings.windowNanos / 1_000_000, openForMs: settings.openForNanos / 1_000_000)
     }
 }

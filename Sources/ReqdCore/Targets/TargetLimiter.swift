@@ -1,3 +1,5 @@
+import ReqdProtocol
+
 /// Rate and concurrency per target (`TargetRules`), and the jobs waiting for a target to take
 /// their next request.
 ///
@@ -11,7 +13,9 @@
 /// owners round robin, one request each, so one user's thousands of queued submits delay another
 /// user's poll by at most one request per turn.
 ///
-/// A `429` or `503` with `Retry-After` pauses the whole target (`pause(_:until:)`).
+/// A `429` or `503` with `Retry-After` pauses the whole target (`pause(_:until:)`), and a target
+/// with a circuit breaker (`CircuitBreaker`) takes nothing while it is open but its probe. When
+/// the breaker closes, the jobs that waited for it go at the catch-up rate (`spread`), not at once.
 struct TargetLimiter: Sendable {
     /// One target's live state.
     struct Target: Sendable {
@@ -29,9 +33,18 @@ struct TargetLimiter: Sendable {
         /// Whose jobs sent or waited here, and when they last did: a user sees a target in
         /// `status --targets` only while their own jobs use it.
         var users: [UInt32: Instant] = [:]
+        var breaker = CircuitBreaker()
+        /// Requests still to go one `spreadInterval` apart, from `spreadNext`: the jobs that waited
+        /// while the breaker was open.
+        var spreadLeft = 0
+        var spreadNext = Instant.distantPast
+        var spreadInterval: Int64 = 0
 
         /// Whether nothing about the target needs remembering.
-        var isIdle: Bool { inFlight == 0 && waiting == 0 && pausedUntil == nil && theoretical == .distantPast && sentBySecond.isEmpty }
+        var isIdle: Bool {
+            inFlight == 0 && waiting == 0 && pausedUntil == nil && theoretical == .distantPast && sentBySecond.isEmpty
+                && breaker.isIdle && spreadLeft == 0
+        }
 
         /// Forgets what is older than a minute: the counts by second, the users, and a bucket
         /// that has long been full again.
@@ -41,6 +54,8 @@ struct TargetLimiter: Sendable {
             let minuteAgo = now.advanced(by: -60_000_000_000)
             if users.values.contains(where: { $0 <= minuteAgo }) { users = users.filter { $0.value > minuteAgo } }
             if theoretical <= minuteAgo { theoretical = .distantPast }
+            breaker.age(at: now)
+            if spreadLeft > 0, waiting == 0 { spreadLeft = 0 }
         }
     }
 
@@ -52,6 +67,9 @@ struct TargetLimiter: Sendable {
         case waitUntil(Instant)
         /// Not before one of the target's requests in flight ends.
         case waitForSlot
+        /// The circuit breaker is open: not before this instant, or, with none, not before the
+        /// probe out now ends.
+        case breakerOpen(Instant?)
     }
 
     /// Each mutation takes the target's state out of the table and puts it back, so its lines are
@@ -76,6 +94,12 @@ struct TargetLimiter: Sendable {
     func admission(_ target: String, count: Int, limits: TargetRules.Resolved, at now: Instant) -> Admission {
         let state = targets[target] ?? Target()
         if let until = state.pausedUntil, until > now { return .waitUntil(until) }
+        if limits.breaker != nil {
+            let breaker = state.breaker.admits(at: now)
+            // Past the open time only the probe goes: one request.
+            guard breaker.go, state.breaker.state == .closed || count == 1 else { return .breakerOpen(breaker.until) }
+        }
+        if state.spreadLeft > 0, state.spreadNext > now { return .waitUntil(state.spreadNext) }
         guard state.inFlight + count <= limits.concurrency else { return .waitForSlot }
         guard let rate = limits.rate else { return .go }
         let interval = rate.intervalNanos
@@ -92,6 +116,10 @@ struct TargetLimiter: Sendable {
         if let until = state.pausedUntil, until <= now {
             state.pausedUntil = nil
         }
+        if state.spreadLeft > 0 {
+            state.spreadLeft = max(0, state.spreadLeft - count)
+            state.spreadNext = max(state.spreadNext, now).advanced(by: state.spreadInterval * Int64(count))
+        }
         guard let rate = limits.rate else { return }
         // A token taken late, by less than an interval (the timer's turn came a little after the
         // instant it was due), counts from when it was due: otherwise every wait would add the
@@ -103,6 +131,26 @@ struct TargetLimiter: Sendable {
 
     /// Jobs waiting for `target`.
     func waitingCount(_ target: String) -> Int { targets[target]?.waiting ?? 0 }
+
+    /// The jobs waiting for `target`, owners' lines one after another.
+    func waitingJobs(_ target: String) -> [JobID] {
+        guard let state = targets[target] else { return [] }
+        var jobs: [JobID] = []
+        for owner in state.turns {
+            guard let line = state.lines[owner] else { continue }
+            for index in 0..<line.count where waitingOn[line[index]] == target { jobs.append(line[index]) }
+        }
+        return jobs
+    }
+
+    /// Whether `job` waits for a target.
+    func isWaiting(_ job: JobID) -> Bool { waitingOn[job] != nil }
+
+    /// Where `target`'s circuit breaker stands.
+    func breakerState(_ target: String) -> BreakerState { targets[target]?.breaker.state ?? .closed }
+
+    /// Until when `target`'s breaker is open.
+    func breakerOpenUntil(_ target: String) -> Instant? { targets[target]?.breaker.openUntil }
 
     /// Tokens left in `target`'s bucket now (at most `burst`); nil without a rate.
     func tokens(_ target: String, limits: TargetRules.Resolved, at now: Instant) -> Int? {
@@ -151,8 +199,11 @@ struct TargetLimiter: Sendable {
         return nil
     }
 
-    /// A request to `target` went on the wire.
-    mutating func sent(_ job: JobID, attempt: UInt32, owner: UInt32, to target: String, at now: Instant) {
+    /// A request to `target` went on the wire; with a breaker (`breaker`), past its open time it
+    /// is the probe, and the change is returned.
+    mutating func sent(
+        _ job: JobID, attempt: UInt32, owner: UInt32, to target: String, breaker: Bool, at now: Instant
+    ) -> CircuitBreaker.Transition? {
         if targets.count > sweepAbove {
             forgetIdle(at: now)
             sweepAbove = max(4_096, targets.count * 2)
@@ -167,21 +218,57 @@ struct TargetLimiter: Sendable {
         } else {
             state.sentBySecond.append((second, 1))
         }
+        let transition = breaker ? state.breaker.sent(job, attempt: attempt, at: now) : nil
         targets[target] = state
         onWire[job, default: []].append((attempt, target))
+        return transition
     }
 
-    /// A request left the wire; one the limiter did not count changes nothing.
-    mutating func ended(_ job: JobID, attempt: UInt32) {
-        guard var requests = onWire[job], let index = requests.firstIndex(where: { $0.attempt == attempt }) else { return }
+    /// A request left the wire: returns its target, nil for one the limiter did not count.
+    @discardableResult
+    mutating func ended(_ job: JobID, attempt: UInt32) -> String? {
+        guard var requests = onWire[job], let index = requests.firstIndex(where: { $0.attempt == attempt }) else { return nil }
         let target = requests.remove(at: index).target
         onWire[job] = requests.isEmpty ? nil : requests
         release(target)
+        return target
+    }
+
+    /// Counts the end of a request to `target` in its breaker; returns the change of state. When
+    /// the breaker closes, the jobs waiting go `interval` apart; when a probe ends unjudged, the
+    /// next waiting job probes.
+    mutating func breakerEnded(
+        _ target: String, job: JobID, attempt: UInt32, _ verdict: CircuitBreaker.Verdict, settings: BreakerSettings,
+        spreadInterval interval: Int64, at now: Instant
+    ) -> CircuitBreaker.Transition? {
+        guard var state = targets.removeValue(forKey: target) else { return nil }
+        let transition = state.breaker.ended(job, attempt: attempt, verdict, settings: settings, at: now)
+        if transition == .closed, state.waiting > 0, interval > 0 {
+            state.spreadLeft = state.waiting
+            state.spreadNext = now
+            state.spreadInterval = interval
+        }
+        if state.waiting > 0, state.breaker.state != .open { freed.insert(target) }
+        targets[target] = state.isIdle ? nil : state
+        return transition
+    }
+
+    /// Forgets the breaker of `target`: no table gives it one any more.
+    mutating func dropBreaker(_ target: String) {
+        guard var state = targets.removeValue(forKey: target) else { return }
+        state.breaker = CircuitBreaker()
+        state.spreadLeft = 0
+        if state.waiting > 0 { freed.insert(target) }
+        targets[target] = state.isIdle ? nil : state
     }
 
     /// A job ended: its requests leave the wire with it, and it waits no more.
     mutating func jobEnded(_ job: JobID) {
-        for request in onWire.removeValue(forKey: job) ?? [] { release(request.target) }
+        for request in onWire.removeValue(forKey: job) ?? [] {
+            // A probe that ends with its job lets the next request probe.
+            targets[request.target]?.breaker.forget(job)
+            release(request.target)
+        }
         if let target = waitingOn.removeValue(forKey: job) { remove(job, from: target) }
     }
 
@@ -226,10 +313,12 @@ struct TargetLimiter: Sendable {
     }
 
     /// The rules changed: every bucket starts full under the new rate, so a rate raised by a reload
-    /// applies to the jobs already waiting (the reload marks every target with jobs waiting).
-    mutating func rulesChanged() {
+    /// applies to the jobs already waiting (the reload marks every target with jobs waiting), and
+    /// a target `rules` gives no breaker any more forgets the one it had.
+    mutating func rulesChanged(_ rules: TargetRules) {
         for target in Array(targets.keys) {
             targets[target]?.theoretical = .distantPast
+            if targets[target]?.breaker.isIdle == false, rules.limits(for: target).breaker == nil { dropBreaker(target) }
         }
     }
 

@@ -2,7 +2,8 @@
 ///
 /// A table that leaves a key out takes it from `[targets.default]`, and past that from the
 /// built-in default: no rate limit, `burst` 1, `concurrency` equal to
-/// `http.max_connections_per_host`, and `decompress` on.
+/// `http.max_connections_per_host`, `decompress` on, and no circuit breaker. A breaker is on
+/// where `breaker_failure_ratio` applies; its other keys default to `BreakerSettings`'.
 public struct TargetLimits: Sendable, Hashable {
     /// Requests a period at most, as a token bucket refilled evenly; nil for no limit.
     public var rate: TargetRate?
@@ -12,6 +13,14 @@ public struct TargetLimits: Sendable, Hashable {
     public var concurrency: Int?
     /// Whether requests ask for a compressed answer (`Accept-Encoding: gzip, deflate`); on unless set off.
     public var decompress: Bool?
+    /// The share of failed requests that opens the circuit breaker; nil for no breaker.
+    public var breakerFailureRatio: Double?
+    public var breakerMinRequests: Int?
+    public var breakerWindowNanos: Int64?
+    public var breakerOpenForNanos: Int64?
+    /// `sign_secret_file` as written, and the secrets read from it at start or reload.
+    public var signSecretFile: String?
+    public var signing: SigningSecrets?
 
     public init(rate: TargetRate? = nil, burst: Int? = nil, concurrency: Int? = nil, decompress: Bool? = nil) {
         self.rate = rate
@@ -20,10 +29,32 @@ public struct TargetLimits: Sendable, Hashable {
         self.decompress = decompress
     }
 
+    /// The breaker these keys ask for, the left-out ones at their defaults; nil without a ratio.
+    var breaker: BreakerSettings? {
+        breakerFailureRatio.map { ratio in
+            BreakerSettings(
+                failureRatio: ratio, minRequests: breakerMinRequests ?? BreakerSettings.defaultMinRequests,
+                windowNanos: breakerWindowNanos ?? BreakerSettings.defaultWindowNanos,
+                openForNanos: breakerOpenForNanos ?? BreakerSettings.defaultOpenForNanos)
+        }
+    }
+
     /// These limits, with the keys they leave out taken from `fallback`.
     func over(_ fallback: TargetLimits) -> TargetLimits {
-        TargetLimits(
+        var filled = TargetLimits(
             rate: rate ?? fallback.rate, burst: burst ?? fallback.burst, concurrency: concurrency ?? fallback.concurrency,
             decompress: decompress ?? fallback.decompress)
+        filled.breakerFailureRatio = breakerFailureRatio ?? fallback.breakerFailureRatio
+        filled.breakerMinRequests = breakerMinRequests ?? fallback.breakerMinRequests
+        filled.breakerWindowNanos = breakerWindowNanos ?? fallback.breakerWindowNanos
+        filled.breakerOpenForNanos = breakerOpenForNanos ?? fallback.breakerOpenForNanos
+        if signSecretFile == nil {
+            filled.signSecretFile = fallback.signSecretFile
+            filled.signing = fallback.signing
+        } else {
+            filled.signSecretFile = signSecretFile
+            filled.signing = signing
+        }
+        return filled
     }
 }

@@ -40,13 +40,22 @@ public struct TargetRules: Sendable, Hashable {
         public var table: String
         /// Whether requests ask for a compressed answer.
         public var decompress: Bool
+        /// The circuit breaker; nil for none.
+        public var breaker: BreakerSettings?
+        /// The secrets requests are signed with; nil for unsigned requests.
+        public var signing: SigningSecrets?
 
-        public init(rate: TargetRate?, burst: Int, concurrency: Int, table: String, decompress: Bool = true) {
+        public init(
+            rate: TargetRate?, burst: Int, concurrency: Int, table: String, decompress: Bool = true, breaker: BreakerSettings? = nil,
+            signing: SigningSecrets? = nil
+        ) {
             self.rate = rate
             self.burst = burst
             self.concurrency = concurrency
             self.table = table
             self.decompress = decompress
+            self.breaker = breaker
+            self.signing = signing
         }
     }
 
@@ -56,7 +65,13 @@ public struct TargetRules: Sendable, Hashable {
         let filled = limits.over(defaults)
         return Resolved(
             rate: filled.rate, burst: filled.burst ?? 1, concurrency: filled.concurrency ?? defaultConcurrency, table: name,
-            decompress: filled.decompress ?? true)
+            decompress: filled.decompress ?? true, breaker: filled.breaker, signing: filled.signing)
+    }
+
+    /// Whether any table turns a circuit breaker on: without one, the ends of requests need not be
+    /// matched to a table.
+    public var hasBreakers: Bool {
+        defaults.breakerFailureRatio != nil || tables.values.contains { $0.breakerFailureRatio != nil }
     }
 
     private func match(_ target: String) -> (String, TargetLimits) {

@@ -92,6 +92,25 @@ extension Configuration {
             .Cm http.max_response_bytes ;
             .Ql false
             asks for an uncompressed one.
+            .It Cm breaker_failure_ratio No = Ql 0.7
+            Turns on a circuit breaker: it opens when at least this share of the requests that
+            ended in the window failed (no answer, a timeout or a 5xx). While it is open nothing is
+            sent to the target and its jobs are held; after the open time one probe request goes,
+            whose success closes it and whose failure opens it again. Off unless set.
+            .It Cm breaker_min_requests No = Ql 20
+            Requests that must have ended in the window before the breaker may open.
+            .It Cm breaker_window No = Ql \\(dq1m\\(dq
+            The window the ratio is taken over, from 1s to 24h.
+            .It Cm breaker_open_for No = Ql \\(dq30s\\(dq
+            How long the breaker stays open before its probe.
+            .It Cm sign_secret_file No = Ql /etc/reqd/hooks.secret
+            Signs every request to the target the Standard Webhooks way
+            .Pf ( Ql webhook-id ,
+            .Ql webhook-timestamp ,
+            .Ql webhook-signature ) ,
+            with each
+            .Ql whsec_
+            secret the file holds, one a line. The file is read at start and at reload.
             .El
             .Pp
             A request waiting for its target spends no attempt; waiting requests are served in turn

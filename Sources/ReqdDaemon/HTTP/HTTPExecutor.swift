@@ -161,6 +161,9 @@ public final class HTTPExecutor: Sendable {
             if !headers.contains(name: "User-Agent") { headers.add(name: "User-Agent", value: Self.userAgent) }
             // The client asks for gzip and deflate itself unless a request names what it accepts.
             if !send.acceptCompressed, !headers.contains(name: "Accept-Encoding") { headers.add(name: "Accept-Encoding", value: "identity") }
+            if let signing = send.signing {
+                WebhookSigner.sign(&headers, body: send.request.body, signing: signing, timestamp: Int64(Date().timeIntervalSince1970))
+            }
             request = try HTTPClient.Request(
                 url: send.request.url, method: HTTPMethod(rawValue: send.request.method), headers: headers,
                 body: send.request.body.map { .bytes($0) })

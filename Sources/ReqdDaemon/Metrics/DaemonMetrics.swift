@@ -20,6 +20,8 @@ public final class DaemonMetrics: Sendable {
     private let retries: [JobKind: CoreMetrics.Counter]
     private let ended: [[CoreMetrics.Counter]]
     private let holds: CoreMetrics.Counter
+    /// By the state a breaker went to, in `BreakerState.allCases` order.
+    private let breakerTransitions: [CoreMetrics.Counter]
     private let deadLetters: CoreMetrics.Counter
     private let attempts: CoreMetrics.Counter
     private let answers: [CoreMetrics.Counter]
@@ -76,7 +78,12 @@ public final class DaemonMetrics: Sendable {
             }
         }
         holds = counter(
-            "reqd_holds_total", "Request jobs held for an unreachable target: an attempt that found it so, or a job whose target was already down.")
+            "reqd_holds_total", "Jobs held: request jobs for an unreachable target (an attempt found it so, or it was already down), any job for a target whose circuit breaker is open.")
+        breakerTransitions = BreakerState.allCases.map {
+            counter(
+                "reqd_breaker_transitions_total", "Changes of a target's circuit breaker, by the state it went to.",
+                [("state", $0.rawValue)])
+        }
         deadLetters = counter("reqd_dead_letters_total", "Request jobs dead-lettered after their last attempt.")
         attempts = counter("reqd_attempts_total", "HTTP requests started: polls, request job attempts and group members.")
         answers = Self.answerClasses.map {
@@ -124,6 +131,11 @@ public final class DaemonMetrics: Sendable {
             if let ending = Self.endState(of: type) { ended[kind][Self.endIndex(of: ending)].increment() }
         case .tick, .polled, .progress, .member, .elapsed, .paused, .resumed: break
         }
+    }
+
+    /// Counts a change of a target's circuit breaker.
+    func breakerChanged(to state: BreakerState) {
+        breakerTransitions[BreakerState.allCases.firstIndex(of: state) ?? 0].increment()
     }
 
     /// Counts an HTTP request handed to the executor.

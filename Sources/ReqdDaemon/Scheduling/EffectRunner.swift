@@ -114,6 +114,9 @@ final class EffectRunner {
                 metrics.httpFinished(.failure("timed out"), nanoseconds: nanoseconds)
             case .notice(let message):
                 logger.notice("\(message)")
+            case .breakerChanged(let target, let state, let message):
+                metrics.breakerChanged(to: state)
+                logger.notice("circuit breaker \(state.rawValue): \(message)", metadata: ["target": "\(target)", "breaker.state": "\(state.rawValue)"])
             case .debug(let job, let message):
                 logger.debug("\(message)", metadata: ["job.id": "\(job)"])
             case .releaseMemory:

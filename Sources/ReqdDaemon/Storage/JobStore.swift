@@ -95,7 +95,7 @@ public final class JobStore: @unchecked Sendable {
                         key: row.text(4), scope: row.text(5),
                         createdAt: WallTime(nanosecondsSinceEpoch: row.integer(6) ?? 0),
                         endedAt: row.integer(7).map(WallTime.init(nanosecondsSinceEpoch:)),
-                        reason: row.text(8).flatMap(CancelReason.init(rawValue:)), replacedBy: row.text(9),
+                        reason: row.text(8).flatMap(EventReason.init(rawValue:)), replacedBy: row.text(9),
                         deadline: row.integer(10).map(WallTime.init(nanosecondsSinceEpoch:)), tickNanos: row.integer(11),
                         lateByNanos: row.integer(12), detail: Self.decodeDetail(row.text(13)))
                     if let polls = row.integer(14), let failures = row.integer(15) {

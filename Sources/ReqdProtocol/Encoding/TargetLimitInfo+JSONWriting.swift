@@ -13,6 +13,7 @@ extension TargetLimitInfo: JSONWritable {
         writer.value("paused_until", pausedUntil)
         writer.integer("requests_last_minute", requestsLastMinute)
         writer.string("last_error", lastError)
+        writer.value("breaker", breaker)
         writer.endObject()
     }
 }

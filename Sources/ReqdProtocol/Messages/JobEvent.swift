@@ -12,7 +12,7 @@ public struct JobEvent: Codable, Sendable, Hashable {
     public var remainingMs: Int64?
     /// How late the expiry was handled, in fractional milliseconds.
     public var lateByMs: Double?
-    public var reason: CancelReason?
+    public var reason: EventReason?
     public var replacedBy: String?
     /// A poll job's polls answered so far.
     public var polls: Int?
@@ -45,7 +45,7 @@ public struct JobEvent: Codable, Sendable, Hashable {
 
     public init(
         type: JobEventType, job: String, kind: JobKind, key: String?, scope: String?, owner: UInt32, at: WallTime,
-        remainingMs: Int64? = nil, lateByMs: Double? = nil, reason: CancelReason? = nil, replacedBy: String? = nil
+        remainingMs: Int64? = nil, lateByMs: Double? = nil, reason: EventReason? = nil, replacedBy: String? = nil
     ) {
         self.type = type
         self.job = job

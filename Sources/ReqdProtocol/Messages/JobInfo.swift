@@ -12,7 +12,7 @@ public struct JobInfo: Codable, Sendable, Hashable {
     public var createdAt: WallTime
     public var endedAt: WallTime?
     /// Why the job was cancelled, when it was.
-    public var reason: CancelReason?
+    public var reason: EventReason?
     /// The job that replaced this one, when a newer job with its key superseded it.
     public var replacedBy: String?
     /// A countdown's deadline in wall-clock time (projected from the boot-time clock).
@@ -42,7 +42,7 @@ public struct JobInfo: Codable, Sendable, Hashable {
 
     public init(
         id: String, kind: JobKind, state: JobState, owner: UInt32, key: String?, scope: String?, durable: Bool,
-        createdAt: WallTime, endedAt: WallTime? = nil, reason: CancelReason? = nil, replacedBy: String? = nil,
+        createdAt: WallTime, endedAt: WallTime? = nil, reason: EventReason? = nil, replacedBy: String? = nil,
         deadline: WallTime? = nil, remainingMs: Int64? = nil, tickMs: Int64? = nil, lateByMs: Double? = nil
     ) {
         self.id = id

@@ -1,7 +1,7 @@
 /// One target's limits and live state, in `status` with `targets` (`reqd-client status --targets`).
 ///
 /// A target is a host and port. Listed are the targets with requests in flight, waiting, sent in
-/// the last minute, or paused; the caller's own unless root.
+/// the last minute, paused, or with a breaker not closed; the caller's own unless root.
 public struct TargetLimitInfo: Codable, Sendable, Hashable {
     /// `host:port`, such as `api.example.com:443`.
     public var target: String
@@ -21,10 +21,12 @@ public struct TargetLimitInfo: Codable, Sendable, Hashable {
     public var requestsLastMinute: Int
     /// Why its last failed request failed, while its requests fail.
     public var lastError: String?
+    /// Its circuit breaker; nil when none is configured.
+    public var breaker: TargetBreakerInfo?
 
     public init(
         target: String, table: String, rate: String?, burst: Int, concurrency: Int, tokens: Int?, inFlight: Int, waiting: Int,
-        pausedUntil: WallTime?, requestsLastMinute: Int, lastError: String?
+        pausedUntil: WallTime?, requestsLastMinute: Int, lastError: String?, breaker: TargetBreakerInfo? = nil
     ) {
         self.target = target
         self.table = table
@@ -37,6 +39,7 @@ public struct TargetLimitInfo: Codable, Sendable, Hashable {
         self.pausedUntil = pausedUntil
         self.requestsLastMinute = requestsLastMinute
         self.lastError = lastError
+        self.breaker = breaker
     }
 
     enum CodingKeys: String, CodingKey {
@@ -46,5 +49,6 @@ public struct TargetLimitInfo: Codable, Sendable, Hashable {
         case pausedUntil = "paused_until"
         case requestsLastMinute = "requests_last_minute"
         case lastError = "last_error"
+        case breaker
     }
 }

@@ -136,15 +136,25 @@ struct Status: ParsableCommand {
 
     /// One row per target: its table and limits, then its live state.
     static func describe(_ targets: [TargetLimitInfo]) -> String {
-        var rows = [["TARGET", "TABLE", "RATE", "BURST", "TOKENS", "IN FLIGHT", "WAITING", "LAST MIN", "STATE"]]
+        var rows = [["TARGET", "TABLE", "RATE", "BURST", "TOKENS", "IN FLIGHT", "WAITING", "LAST MIN", "BREAKER", "STATE"]]
         for target in targets {
-            var state = target.pausedUntil.map { "paused until \($0.rfc3339)" } ?? "open"
+            var state = target.pausedUntil.map { "paused until \($0.rfc3339)" } ?? "sending"
             if let error = target.lastError { state += "; last error: \(error)" }
             rows.append([
                 target.target, target.table, target.rate ?? "-", "\(target.burst)", target.tokens.map(String.init) ?? "-",
-                "\(target.inFlight)/\(target.concurrency)", "\(target.waiting)", "\(target.requestsLastMinute)", state,
+                "\(target.inFlight)/\(target.concurrency)", "\(target.waiting)", "\(target.requestsLastMinute)",
+                target.breaker.map(describe) ?? "-", state,
             ])
         }
         return TextTable.lines(rows).map { $0 + "\n" }.joined()
+    }
+
+    /// A breaker in a few words: `closed (3/20 failed)`, `open until …`, `half-open (probing)`.
+    static func describe(_ breaker: TargetBreakerInfo) -> String {
+        switch breaker.state {
+        case .closed: "closed (\(breaker.failures)/\(breaker.requests) failed)"
+        case .open: breaker.openUntil.map { "open until \($0.rfc3339)" } ?? "open"
+        case .halfOpen: "half-open (probing)"
+        }
     }
 }

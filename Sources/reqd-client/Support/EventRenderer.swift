@@ -123,6 +123,9 @@ final class EventRenderer {
             if let status = event.status { text += " (status \(status))" }
             return text + "; retrying"
         case .held:
+            if event.reason == .breakerOpen {
+                return "held: \(event.error ?? "the target's circuit breaker is open"); waiting for its probe (no attempt used)"
+            }
             return "held: \(event.error ?? "the target is unreachable"); waiting for the network (no attempt used)"
         case .polled, .progress:
             var parts = ["polls=\(event.polls ?? 0)"]

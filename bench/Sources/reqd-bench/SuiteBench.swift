@@ -25,6 +25,10 @@ import ReqdProtocol
 ///   suite target-rate --url URL [--count N] [--rate R] [--burst B]   N submits to a target
 ///                                  limited to R (default 200/s) with burst B (1): the achieved
 ///                                  rate and the most answers in one second
+///   suite breaker [--per-second N] [--seconds S]   a target behind a breaker that fails from 3 s
+///                                  to 6 s of an S-second (10) run of N submits a second (100): the
+///                                  failed answers before it opened, requests sent while open
+///                                  (probes only), and the jobs that succeeded
 ///   suite schedule-memory --count N   RSS per job at N ephemeral countdowns, N schedules every
 ///                                  hour and N on a calendar, each on a fresh daemon
 ///   suite schedule-lateness --count N [--seconds S]   N schedules on *:*:0/1, all elapsing every
@@ -71,6 +75,10 @@ func suiteBench() {
         case "target-rate":
             guard let url = option("--url") else { throw BenchError("give --url http://127.0.0.1:PORT/PATH") }
             try targetRateAccuracy(url: url, count: count, rate: option("--rate") ?? "200/s", burst: Int(option("--burst") ?? "") ?? 1)
+        case "breaker":
+            try breakerBench(
+                perSecond: Int(option("--per-second") ?? "") ?? 100, seconds: Double(option("--seconds") ?? "") ?? 10, failFrom: 3,
+                failUntil: 6)
         case "schedule-memory":
             try scheduleMemory(count: count)
         case "schedule-lateness":
@@ -340,21 +348,9 @@ private func submitDriveRate(url: String, count: Int, settings: [String]) throws
     try pipeline(socket: daemon.socket, count: count, connections: 4) { index, _, _ in
         "\"op\":\"submit\",\"url\":\"\(url)?n=\(index)\",\"max_attempts\":1,\"ephemeral\":true"
     }
-    let status = try BenchSocket(path: daemon.socket)
-    while true {
-        try status.write(line("{\"id\":1,\"op\":\"status\"}"))
-        guard let object = try JSONSerialization.jsonObject(with: Data(try status.readLine())) as? [String: Any],
-            let jobs = (object["result"] as? [String: Any])?["jobs"] as? [String: [String: Int]]
-        else { throw BenchError("status failed") }
-        let requests = jobs["request"] ?? [:]
-        if (requests["active"] ?? 0) == 0 {
-            let failed = requests.filter { $0.key != "succeeded" && $0.key != "active" }.values.reduce(0, +)
-            guard failed == 0 else { throw BenchError("\(failed) of \(count) requests did not succeed: \(requests)") }
-            break
-        }
-        guard now() - start < 120 else { throw BenchError("the requests did not end within 120 s") }
-        usleep(20_000)
-    }
+    let requests = try waitForRequestJobs(socket: daemon.socket, timeLimit: 120)
+    let failed = requests.filter { $0.key != "succeeded" && $0.key != "active" }.values.reduce(0, +)
+    guard failed == 0 else { throw BenchError("\(failed) of \(count) requests did not succeed: \(requests)") }
     print("RATE=\(Int(Double(count) / (now() - start)))")
 }
 
