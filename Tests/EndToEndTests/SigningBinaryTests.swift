@@ -85,6 +85,34 @@ struct SigningBinaryTests {
         for secret in secrets { #expect(!text.contains(secret) && !text.contains(secret.dropFirst(6)), "no secret in the log") }
     }
 
+    @Test("a signed request does not follow a redirect to another origin, which would get the signature too")
+    func noCrossOriginRedirect() throws {
+        let elsewhere = try TestHTTPServer { _ in TestHTTPServer.Reply(body: "{}") }
+        defer { elsewhere.shutdown() }
+        let server = try TestHTTPServer { record in
+            if record.path == "/same" { return TestHTTPServer.Reply(body: "{}") }
+            var reply = TestHTTPServer.Reply(status: 307, body: "")
+            reply.headers.append(("Location", record.path == "/away" ? elsewhere.url("/caught") : "/same"))
+            return reply
+        }
+        defer { server.shutdown() }
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let secretFile = directory + "/hooks.secret"
+        try (secrets[0] + "\n").write(toFile: secretFile, atomically: true, encoding: .utf8)
+        let file = directory + "/reqd.toml"
+        try "[targets.\"127.0.0.1:\(server.port)\"]\nsign_secret_file = \"\(secretFile)\"\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(directory: directory, extraArguments: ["--config", file])
+        defer { daemon.stop() }
+        let refused = try Binaries.client(["submit", "POST", server.url("/away"), "--data", "{}", "--max-attempts", "1", "--wait"], socket: daemon.socket, timeout: 15)
+        #expect(refused.status != 0)
+        #expect(refused.stdout.contains("refused to follow a redirect to 127.0.0.1:\(elsewhere.port)"), "\(refused.stdout)")
+        #expect(elsewhere.records.isEmpty, "the other origin got nothing")
+        let followed = try Binaries.client(["submit", "POST", server.url("/here"), "--data", "{}", "--max-attempts", "1", "--wait"], socket: daemon.socket, timeout: 15)
+        #expect(followed.status == 0, "a redirect within the origin is followed: \(followed.stdout)")
+        #expect(server.records(path: "/same").first?.header("webhook-signature") != nil)
+    }
+
     @Test("a sign_secret_file that is missing, unreadable or holds no whsec_ secret is refused naming the file, never its text")
     func badSecretFile() throws {
         let directory = makeTemporaryDirectory()

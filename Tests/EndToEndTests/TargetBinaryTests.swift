@@ -116,8 +116,8 @@ struct TargetBinaryTests {
             #expect(metrics.contains("reqd_breaker_transitions_total{state=\"\(state)\"} 1"), "\(state)")
         }
         let text = try String(contentsOfFile: log, encoding: .utf8)
-        #expect(text.contains("circuit breaker open: 3 of 3 requests in the last 1m failed"), "\(text.suffix(2_000))")
-        #expect(text.contains("circuit breaker closed: the probe succeeded"))
+        #expect(text.contains("circuit breaker of 127.0.0.1:\(server.port) open: 3 of 3 requests in the last 1m failed"), "\(text.suffix(2_000))")
+        #expect(text.contains("circuit breaker of 127.0.0.1:\(server.port) closed: the probe succeeded"))
     }
 
     @Test("a configuration with a bad target table is refused naming the key")

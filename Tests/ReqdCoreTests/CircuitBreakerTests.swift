@@ -180,7 +180,55 @@ struct CircuitBreakerTests {
         #expect(h.handle(.reconfigure(SchedulerConfiguration())).sends.count == 1)
     }
 
-    @Test("requests out when it opened end unjudged; the window forgets ends older than breaker_window")
+    @Test("a success that brings the window to min_requests with the ratio met opens it; an exact ratio opens it")
+    func opensOnSuccess() throws {
+        var h = try Self.breaking()
+        let sends = (0..<4).flatMap { _ in h.submitted(Self.order(attempts: 1)).effects.sends }
+        var states: [[BreakerState]] = []
+        for (send, status) in zip(sends, [500, 500, 200, 200]) {
+            states.append(h.handle(.httpFinished(send.job, attempt: send.attempt, .response(HTTPAnswer(status: status)))).breakerChanges.map(\.state))
+        }
+        #expect(states == [[], [], [], [.open]], "2 of 4 is the ratio 0.5, reached by the fourth end, a success")
+    }
+
+    @Test("an unreachable network does not count: the network hold deals with it")
+    func unreachableUncounted() throws {
+        var h = try Self.breaking { $0.breakerFailureRatio = 1; $0.breakerMinRequests = 1 }
+        var spec = pollSpec(every: 1_000, ephemeral: true)
+        spec.url = "https://api.example/jobs/7"
+        let poll = h.poll(spec)
+        let send = try #require(poll.effects.sends.first)
+        let effects = h.handle(.httpFinished(send.job, attempt: send.attempt, .unreachable("could not connect: Network is unreachable")))
+        #expect(effects.breakerChanges.isEmpty)
+    }
+
+    @Test("open past open_for with nothing waiting shows half-open in status; the next request, new, goes as the probe")
+    func halfOpenShown() throws {
+        var h = try Self.breaking()
+        _ = try Self.open(&h)
+        h.advance(31 * second)
+        func breaker() throws -> TargetBreakerInfo? {
+            guard case .success(.summary(let summary)) = h.request(.status(StatusRequest(targets: true)), connection: 3).replies.first?.result else {
+                throw TestFailure("no summary")
+            }
+            return summary.targets?.first { $0.target == "api.example:443" }?.breaker
+        }
+        #expect(try breaker()?.state == .halfOpen && breaker()?.openUntil == nil)
+        let (_, effects) = h.submitted(Self.order())
+        #expect(effects.sends.count == 1 && effects.breakerChanges.map(\.state) == [.halfOpen])
+        #expect(h.submitted(Self.order()).effects.sends.isEmpty, "one probe at a time")
+    }
+
+    @Test("a table's breaker_failure_ratio = 0 turns off the breaker [targets.default] gives")
+    func ratioZeroTurnsOff() throws {
+        var configuration = SchedulerConfiguration()
+        try configuration.targets.update("default") { $0.breakerFailureRatio = 0.5 }
+        try configuration.targets.update("api.example") { $0.breakerFailureRatio = 0 }
+        #expect(configuration.targets.limits(for: "api.example:443").breaker == nil)
+        #expect(configuration.targets.limits(for: "other.example:443").breaker == BreakerSettings(failureRatio: 0.5))
+    }
+
+    @Test("the window forgets ends older than breaker_window")
     func windowAges() throws {
         var h = try Self.breaking()
         let early = (0..<3).flatMap { _ in h.submitted(Self.order(attempts: 1)).effects.sends }

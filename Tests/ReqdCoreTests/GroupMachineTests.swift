@@ -18,7 +18,9 @@ private extension Group {
 
     /// The request of member `index`, sent with the group-wide number `number`.
     func send(_ index: Int, _ number: UInt32) -> JobAction.WireOp {
-        .send(HTTPSend(job: id, attempt: number, request: members[index].delivery.request, parseJSON: false))
+        var send = HTTPSend(job: id, attempt: number, request: members[index].delivery.request, parseJSON: false)
+        send.member = index
+        return .send(send)
     }
 
     /// The end of request `number`; a retry waits half its backoff bound.

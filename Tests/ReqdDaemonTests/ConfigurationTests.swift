@@ -156,8 +156,17 @@ struct ConfigurationTests {
                 == BreakerSettings(failureRatio: 0.7, minRequests: 10, windowNanos: 30_000_000_000, openForNanos: 60_000_000_000))
         #expect(rules.limits(for: "other.example.com:443").breaker == BreakerSettings(failureRatio: 1))
         #expect(rules.limits(for: "elsewhere:443").breaker == nil, "no breaker unless configured")
+        let optOut = try ConfigurationLoader(
+            file: nil, environment: [:],
+            overrides: [
+                ("targets.default.breaker_failure_ratio", "0.5"), ("targets.\"quiet.example\".breaker_failure_ratio", "0"),
+                ("http.ca_file", "/etc/ssl/certs/ca-certificates.crt"), ("targets.\"quiet.example\".ca_file", ""),
+            ]
+        ).load().scheduler.targets
+        #expect(optOut.limits(for: "quiet.example:443").breaker == nil && optOut.limits(for: "quiet.example:443").tls == nil, "a table drops what the defaults give")
+        #expect(optOut.limits(for: "loud.example:443").breaker != nil && optOut.limits(for: "loud.example:443").tls?.caPEM?.isEmpty == false)
         for (key, value, says) in [
-            ("breaker_failure_ratio", "0", "above 0 and at most 1"), ("breaker_failure_ratio", "1.5", "above 0 and at most 1"),
+            ("breaker_failure_ratio", "-0.1", "from 0 (no breaker) to 1"), ("breaker_failure_ratio", "1.5", "from 0 (no breaker) to 1"),
             ("breaker_min_requests", "0", "from 1"), ("breaker_window", "500ms", "from 1s"), ("breaker_open_for", "0s", "positive"),
         ] {
             let full = "targets.\"api.example.com\".\(key)"
@@ -333,11 +342,13 @@ struct ConfigurationTests {
         case .array:
             candidates = [.array([.string("10.0.0.0/8"), .string("fe80::/10")])]
         default:
-            candidates = ["/srv/reqd", "0600", "debug", "stderr", "5ms", "7s"].map { .string($0) }
+            // A path a file setting can read (http.ca_file): the system's CA bundle (ca-certificates).
+            candidates = ["/srv/reqd", "/etc/ssl/certs/ca-certificates.crt", "0600", "debug", "stderr", "5ms", "7s"].map { .string($0) }
         }
         for candidate in candidates {
             var configuration = Configuration()
-            guard (try? configuration.set(setting.key, candidate)) != nil, (try? configuration.validate()) != nil,
+            guard (try? configuration.set(setting.key, candidate)) != nil, (try? configuration.readTLSFiles()) != nil,
+                (try? configuration.validate()) != nil,
                 configuration != Configuration()
             else { continue }
             return (candidate, configuration)

@@ -15,6 +15,8 @@ public struct HTTPSend: Sendable, Hashable {
     public var member: Int?
     /// How to sign it, when its target has `sign_secret_file`; the scheduler sets it.
     public var signing: WebhookSigning?
+    /// The target's private CA or client certificate, when it has one; the scheduler sets it.
+    public var tls: TargetTLS?
 
     public init(job: JobID, attempt: UInt32, request: HTTPRequestSpec, parseJSON: Bool, keepHeaders: Bool = false) {
         self.job = job

@@ -18,13 +18,14 @@ struct CircuitBreaker: Sendable {
         /// Not judged: cancelled, refused before it went, or given back.
         case none
 
-        /// How an end the executor reported counts: no answer or a 5xx fails; a refusal by the
-        /// target policy sent nothing.
+        /// How an end the executor reported counts: no answer or a 5xx fails. A refusal by the
+        /// target policy sent nothing; an unreachable network (no route, or the daemon out of
+        /// descriptors) is the network hold's to handle, not a sign of the target's health.
         init(_ outcome: HTTPOutcome) {
             switch outcome {
             case .response(let answer): self = answer.status >= 500 ? .failure("the server answered \(answer.status)") : .success
-            case .failure(let why), .unreachable(let why): self = .failure(why)
-            case .denied: self = .none
+            case .failure(let why): self = .failure(why)
+            case .unreachable, .denied: self = .none
             }
         }
     }
@@ -65,6 +66,12 @@ struct CircuitBreaker: Sendable {
     /// Whether the breaker has nothing to remember: closed with an empty window.
     var isIdle: Bool { state == .closed && window.isEmpty }
 
+    /// The state as `status` shows it: open past its time is half-open, waiting for a request to
+    /// go as the probe.
+    func state(at now: Instant) -> BreakerState {
+        state == .open && openUntil.map { $0 <= now } == true ? .halfOpen : state
+    }
+
     /// Forgets the seconds that left the window.
     mutating func age(at now: Instant) {
         let first = Self.second(now) - windowSeconds
@@ -91,22 +98,15 @@ struct CircuitBreaker: Sendable {
         }
     }
 
-    /// A request to the target went on the wire: past the open time it is the probe.
+    /// A request to the target went on the wire: past the open time, with no probe out, it is
+    /// the probe.
     mutating func sent(_ job: JobID, attempt: UInt32, at now: Instant) -> Transition? {
-        switch state {
-        case .closed:
-            return nil
-        case .open:
-            guard openUntil.map({ $0 <= now }) == true else { return nil }
-            state = .halfOpen
-            since = now
-            openUntil = nil
-            probe = (job, attempt)
-            return .probing
-        case .halfOpen:
-            if probe == nil { probe = (job, attempt) }
-            return nil
-        }
+        guard state(at: now) == .halfOpen, probe == nil else { return nil }
+        state = .halfOpen
+        since = now
+        openUntil = nil
+        probe = (job, attempt)
+        return .probing
     }
 
     /// A request to the target ended as `verdict` says; returns the change of state, if any.
@@ -128,9 +128,11 @@ struct CircuitBreaker: Sendable {
             } else {
                 window.append((second, 1, failed))
             }
-            guard failed == 1 else { return nil }
+            // A success can bring the window to `minRequests` with the ratio already met.
             let (requests, failures) = figures(settings, at: now)
-            guard requests >= settings.minRequests, Double(failures) >= settings.failureRatio * Double(requests) else { return nil }
+            guard failures > 0, requests >= settings.minRequests, Double(failures) / Double(requests) >= settings.failureRatio else {
+                return nil
+            }
             open(settings, at: now)
             return .opened(failures: failures, requests: requests)
         case .halfOpen:

@@ -64,13 +64,17 @@ extension Scheduler {
     }
 
     /// A request goes on the wire: counted against its target, told whether to ask for a
-    /// compressed answer and how to sign itself. Past an open breaker's time it is the probe.
+    /// compressed answer, how to sign itself and whom to trust. Past an open breaker's time it is the probe.
     mutating func targetSent(_ send: inout HTTPSend, at now: ClockReading, into effects: inout [SchedulerEffect]) {
         let target = RequestURL.target(send.request.url)
         let limits = configuration.targets.limits(for: target)
         send.acceptCompressed = limits.decompress
+        send.tls = limits.tls
         if let secrets = limits.signing {
-            send.signing = WebhookSigning(id: send.member.map { "\(send.job)-\($0)" } ?? send.job.rawValue, secrets: secrets)
+            // A group member is a message of its own, and so is each poll of a poll job; a request
+            // job's retries are the same message.
+            let id = send.member.map { "\(send.job)-\($0)" } ?? (send.job.kind == .poll ? "\(send.job)-\(send.attempt)" : send.job.rawValue)
+            send.signing = WebhookSigning(id: id, secrets: secrets)
         }
         guard let owner = table[send.job]?.owner else { return }
         let transition = limiter.sent(send.job, attempt: send.attempt, owner: owner, to: target, breaker: limits.breaker != nil, at: now.instant)
@@ -217,7 +221,8 @@ extension Scheduler {
     private func breakerInfo(_ breaker: CircuitBreaker, _ settings: BreakerSettings, at now: ClockReading) -> TargetBreakerInfo {
         let figures = breaker.figures(settings, at: now.instant)
         return TargetBreakerInfo(
-            state: breaker.state, since: breaker.since.map { now.wall(at: $0) }, openUntil: breaker.openUntil.map { now.wall(at: $0) },
+            state: breaker.state(at: now.instant), since: breaker.since.map { now.wall(at: $0) },
+            openUntil: breaker.openUntil.flatMap { $0 > now.instant ? now.wall(at: $0) : nil },
             requests: figures.requests, failures: figures.failures, failureRatio: settings.failureRatio,
             minRequests: settings.minRequests, windowMs: settings.windowNanos / 1_000_000, openForMs: settings.openForNanos / 1_000_000)
     }

@@ -3,7 +3,7 @@
 /// The file holds one `whsec_` secret a line (the base64 of the key after the prefix); with more
 /// than one, every request carries a signature by each, so a receiver can move to a new secret
 /// while the old one still verifies. The keys never appear in a description, a log or a reply.
-public struct SigningSecrets: Sendable, Hashable, CustomStringConvertible {
+public struct SigningSecrets: Sendable, Hashable, CustomStringConvertible, CustomReflectable {
     /// The HMAC keys, decoded, in the file's order.
     public let keys: [[UInt8]]
 
@@ -23,5 +23,9 @@ public struct SigningSecrets: Sendable, Hashable, CustomStringConvertible {
         self.keys = keys
     }
 
+    /// How many secrets, never what they are.
     public var description: String { keys.count == 1 ? "1 signing secret" : "\(keys.count) signing secrets" }
+
+    /// The description's words, so that `dump` and the debugger show no key either.
+    public var customMirror: Mirror { Mirror(self, children: ["secrets": description]) }
 }

@@ -13,14 +13,20 @@ public struct TargetLimits: Sendable, Hashable {
     public var concurrency: Int?
     /// Whether requests ask for a compressed answer (`Accept-Encoding: gzip, deflate`); on unless set off.
     public var decompress: Bool?
-    /// The share of failed requests that opens the circuit breaker; nil for no breaker.
+    /// The share of failed requests that opens the circuit breaker; nil or 0 for no breaker.
     public var breakerFailureRatio: Double?
+    /// The requests that must end in the window before the breaker may open.
     public var breakerMinRequests: Int?
+    /// The window the ratio is taken over.
     public var breakerWindowNanos: Int64?
+    /// How long the breaker stays open before its probe.
     public var breakerOpenForNanos: Int64?
-    /// `sign_secret_file` as written, and the secrets read from it at start or reload.
+    /// `sign_secret_file` as written (empty: unsigned, whatever `[targets.default]` says).
     public var signSecretFile: String?
+    /// The secrets read from `signSecretFile` at start or reload.
     public var signing: SigningSecrets?
+    /// A private CA and a client certificate (`ca_file`, `ca_only`, `client_cert`, `client_key`).
+    public var tls = TargetTLS()
 
     public init(rate: TargetRate? = nil, burst: Int? = nil, concurrency: Int? = nil, decompress: Bool? = nil) {
         self.rate = rate
@@ -29,9 +35,10 @@ public struct TargetLimits: Sendable, Hashable {
         self.decompress = decompress
     }
 
-    /// The breaker these keys ask for, the left-out ones at their defaults; nil without a ratio.
+    /// The breaker these keys ask for, the left-out ones at their defaults; nil without a ratio
+    /// or with 0.
     var breaker: BreakerSettings? {
-        breakerFailureRatio.map { ratio in
+        breakerFailureRatio.flatMap { $0 > 0 ? $0 : nil }.map { ratio in
             BreakerSettings(
                 failureRatio: ratio, minRequests: breakerMinRequests ?? BreakerSettings.defaultMinRequests,
                 windowNanos: breakerWindowNanos ?? BreakerSettings.defaultWindowNanos,
@@ -48,6 +55,7 @@ public struct TargetLimits: Sendable, Hashable {
         filled.breakerMinRequests = breakerMinRequests ?? fallback.breakerMinRequests
         filled.breakerWindowNanos = breakerWindowNanos ?? fallback.breakerWindowNanos
         filled.breakerOpenForNanos = breakerOpenForNanos ?? fallback.breakerOpenForNanos
+        filled.tls = tls.over(fallback.tls)
         if signSecretFile == nil {
             filled.signSecretFile = fallback.signSecretFile
             filled.signing = fallback.signing

@@ -12,6 +12,8 @@ public struct TargetRules: Sendable, Hashable {
     public var defaults = TargetLimits()
     /// The concurrency of a target no table gives one: `http.max_connections_per_host`.
     public var defaultConcurrency = 64
+    /// The CA bundle of a target no table gives one: `http.ca_file`.
+    public var defaultTLS = TargetTLS()
 
     /// No tables: no target is limited beyond `defaultConcurrency`.
     public init() {}
@@ -31,6 +33,16 @@ public struct TargetRules: Sendable, Hashable {
         change(&tables[normalized, default: TargetLimits()])
     }
 
+    /// Changes every table, `[targets.default]` first (named `default`).
+    public mutating func updateAll<Failure: Error>(_ change: (String, inout TargetLimits) throws(Failure) -> Void) throws(Failure) {
+        try change("default", &defaults)
+        for name in tables.keys.sorted() {
+            guard var limits = tables[name] else { continue }
+            try change(name, &limits)
+            tables[name] = limits
+        }
+    }
+
     /// A target's limits with every key filled, and the table they come from.
     public struct Resolved: Sendable, Hashable {
         public var rate: TargetRate?
@@ -44,10 +56,12 @@ public struct TargetRules: Sendable, Hashable {
         public var breaker: BreakerSettings?
         /// The secrets requests are signed with; nil for unsigned requests.
         public var signing: SigningSecrets?
+        /// A private CA or a client certificate; nil for the system's roots alone.
+        public var tls: TargetTLS?
 
         public init(
             rate: TargetRate?, burst: Int, concurrency: Int, table: String, decompress: Bool = true, breaker: BreakerSettings? = nil,
-            signing: SigningSecrets? = nil
+            signing: SigningSecrets? = nil, tls: TargetTLS? = nil
         ) {
             self.rate = rate
             self.burst = burst
@@ -56,6 +70,7 @@ public struct TargetRules: Sendable, Hashable {
             self.decompress = decompress
             self.breaker = breaker
             self.signing = signing
+            self.tls = tls
         }
     }
 
@@ -63,9 +78,11 @@ public struct TargetRules: Sendable, Hashable {
     public func limits(for target: some StringProtocol) -> Resolved {
         let (name, limits) = match(String(target))
         let filled = limits.over(defaults)
+        let tls = defaultTLS.isEmpty && filled.tls.isEmpty ? nil : filled.tls.over(defaultTLS)
         return Resolved(
             rate: filled.rate, burst: filled.burst ?? 1, concurrency: filled.concurrency ?? defaultConcurrency, table: name,
-            decompress: filled.decompress ?? true, breaker: filled.breaker, signing: filled.signing)
+            decompress: filled.decompress ?? true, breaker: filled.breaker, signing: filled.signing,
+            tls: tls?.isEmpty == false ? tls : nil)
     }
 
     /// Whether any table turns a circuit breaker on: without one, the ends of requests need not be

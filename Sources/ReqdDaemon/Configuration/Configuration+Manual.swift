@@ -103,6 +103,17 @@ extension Configuration {
             The window the ratio is taken over, from 1s to 24h.
             .It Cm breaker_open_for No = Ql \\(dq30s\\(dq
             How long the breaker stays open before its probe.
+            .It Cm ca_file No = Ql /etc/reqd/partner-ca.pem
+            A PEM bundle of CA certificates the target is trusted by, besides the system's roots;
+            by default
+            .Cm http.ca_file .
+            .It Cm ca_only No = Ql false
+            .Ql true
+            trusts only
+            .Cm ca_file .
+            .It Cm client_cert No = Ql /etc/reqd/client.pem , Cm client_key No = Ql /etc/reqd/client.key
+            A client certificate and its unencrypted key, presented when the server asks for one.
+            The files are read at start and at reload; no setting turns verification off.
             .It Cm sign_secret_file No = Ql /etc/reqd/hooks.secret
             Signs every request to the target the Standard Webhooks way
             .Pf ( Ql webhook-id ,

@@ -62,6 +62,9 @@ extension Configuration {
             "connections per host, and every target's default `concurrency`; more requests wait as jobs, in turn across users"),
         Setting("http.threads", \.http.threads, .integer(1...64), .restart, "the HTTP client's event-loop threads"),
         Setting(
+            "http.ca_file", \.scheduler.targets.defaultTLS.caFile, .absolutePathOrDefault, .reload,
+            "a PEM bundle of CA certificates every target trusts besides the system's roots (a target table's `ca_file` replaces it); read at start and at reload"),
+        Setting(
             "http.allow", \.scheduler.targetPolicy.allow, .list { entries throws(SchedulerError) in try TargetPolicy.check(allow: entries, deny: []) },
             .restart, "ranges and host names (`*.example.com`) excepted from `http.deny`; the most specific entry wins"),
         Setting(

@@ -54,6 +54,7 @@ public struct ConfigurationLoader: Sendable {
                 throw error.from("option for \(key)")
             }
         }
+        try configuration.readTLSFiles()
         try configuration.validate()
         configuration.http.proxies = try ProxySettings(environment: environment)
         if configuration.http.proxies.isActive, configuration.scheduler.targetPolicy.isActive {

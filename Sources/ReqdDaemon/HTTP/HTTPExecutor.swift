@@ -5,6 +5,7 @@ import NIOCore
 import NIOHTTP1
 import NIOHTTPCompression
 import NIOPosix
+import NIOSSL
 import ReqdCore
 import ReqdProtocol
 import Synchronization
@@ -13,7 +14,8 @@ import Synchronization
 ///
 /// It holds no job state: it starts what it is told, reports each end through `onFinish`, and
 /// keeps only the handles it needs to cancel a request on the wire. Connections are pooled per
-/// host; TLS uses the system trust store. With a target policy, every connection goes through
+/// host; TLS uses the system trust store, and a target's `ca_file` and client certificate
+/// (`tlsConfiguration(for:)`). With a target policy, every connection goes through
 /// the `TargetGate`, and a refusal there ends the request `denied`. With proxies in the
 /// environment, a request whose host `no_proxy` does not cover goes through its scheme's proxy,
 /// on a client of its own.
@@ -58,6 +60,8 @@ public final class HTTPExecutor: Sendable {
     private let descriptorsShort = Atomic(false)
     private let onFinish: @Sendable (JobID, UInt32, HTTPOutcome) -> Void
     private let metrics: DaemonMetrics?
+    /// The TLS configurations made for targets' files (`tlsConfiguration(for:)`).
+    private let tlsConfigurations = Mutex<[TargetTLS: TLSConfiguration]>([:])
 
     /// Creates the client and its event loops, and the target gate when `policy` can refuse anything.
     ///
@@ -166,7 +170,7 @@ public final class HTTPExecutor: Sendable {
             }
             request = try HTTPClient.Request(
                 url: send.request.url, method: HTTPMethod(rawValue: send.request.method), headers: headers,
-                body: send.request.body.map { .bytes($0) })
+                body: send.request.body.map { .bytes($0) }, tlsConfiguration: try send.tls.map(tlsConfiguration(for:)))
         } catch {
             finished(host: host)
             report(send.job, send.attempt, .failure(Self.describe(error, settings: settings)), since: nil)
@@ -175,7 +179,8 @@ public final class HTTPExecutor: Sendable {
         let key = Attempt(job: send.job, attempt: send.attempt)
         // No per-request deadline here: the scheduler times requests out from its own heap and
         // aborts them. A deadline per request would put one timer per queued request in NIO.
-        let delegate = HopRecordingDelegate(request: request, maxBodySize: settings.maxResponseBytes)
+        let delegate = HopRecordingDelegate(
+            request: request, maxBodySize: settings.maxResponseBytes, sameOriginOnly: send.signing != nil || send.tls != nil)
         let via = settings.proxies.proxy(for: send.request.url).flatMap { proxied[$0] } ?? client
         let started = SystemClock.now().instant
         let task = via.execute(request: request, delegate: delegate)
@@ -192,6 +197,19 @@ public final class HTTPExecutor: Sendable {
                 self.report(key.job, key.attempt, self.outcome(of: error, lastHop: delegate.lastHop), since: started)
             }
         }
+    }
+
+    /// The TLS configuration of a target's `ca_file` and client certificate, made once for each
+    /// set of files: the client pools connections by it, so requests to the target share them.
+    private func tlsConfiguration(for tls: TargetTLS) throws -> TLSConfiguration {
+        if let made = tlsConfigurations.withLock({ $0[tls] }) { return made }
+        let configuration = try TLSConfiguration.forTarget(tls)
+        tlsConfigurations.withLock { made in
+            // A reload that changes the files makes new ones; the old ones go after a while.
+            if made.count >= 64 { made.removeAll() }
+            made[tls] = configuration
+        }
+        return configuration
     }
 
     /// Counts a request's end, and how long it took when it went out, then reports it.
@@ -334,6 +352,21 @@ public final class HTTPExecutor: Sendable {
             let reasons = Set(connect.connectionErrors.map { describe($0.error, settings: settings) }).sorted()
             let detail = reasons.isEmpty ? "" : ": " + reasons.joined(separator: "; ")
             return "could not connect to \(connect.host):\(connect.port)\(detail)"
+        }
+        if let tls = error as? NIOSSLError {
+            if case .handshakeFailed(let reasons) = tls {
+                let text = "\(reasons)"
+                if text.contains("CERTIFICATE_VERIFY_FAILED") {
+                    return "the server's certificate could not be verified (CERTIFICATE_VERIFY_FAILED: an unknown CA, "
+                        + "an expired certificate, or another name); a private CA goes in the target's ca_file"
+                }
+                return "the TLS handshake failed: \(text)"
+            }
+            return "TLS: \(tls)"
+        }
+        if let redirect = error as? HopRecordingDelegate.CrossOriginRedirect {
+            return "refused to follow a redirect to \(redirect.target): the target signs its requests or has TLS settings, "
+                + "which must not go to another origin"
         }
         if let unknown = error as? SocketAddressError.UnknownHost {
             return unknown.errorDescription

@@ -9,17 +9,30 @@ import Synchronization
 ///
 /// When the target gate refuses a connection the client reports only that the proxy said no; the
 /// last hop names the `host:port` whose refusal the gate recorded.
+///
+/// With `sameOriginOnly` it fails the request rather than let the client follow a redirect to
+/// another origin: the client would send the same headers (a webhook signature) and present the
+/// same client certificate there.
 public final class HopRecordingDelegate: HTTPClientResponseDelegate {
+    /// A redirect to another origin, refused.
+    public struct CrossOriginRedirect: Error {
+        /// `host:port` it pointed to.
+        public let target: String
+    }
+
     public typealias Response = HTTPClient.Response
 
     private let inner: ResponseAccumulator
     /// The request's URL, or the last redirect's target; made into `host:port` only when asked.
     private let hop: Mutex<URL>
+    private let sameOriginOnly: Bool
 
-    /// A delegate for one execution of `request` that refuses a body over `maxBodySize` bytes.
-    public init(request: HTTPClient.Request, maxBodySize: Int) {
+    /// A delegate for one execution of `request` that refuses a body over `maxBodySize` bytes, and
+    /// with `sameOriginOnly` a redirect to another scheme, host or port.
+    public init(request: HTTPClient.Request, maxBodySize: Int, sameOriginOnly: Bool = false) {
         inner = ResponseAccumulator(request: request, maxBodySize: maxBodySize)
         hop = Mutex(request.url)
+        self.sameOriginOnly = sameOriginOnly
     }
 
     /// `host:port` of the last place the request went or was redirected to.
@@ -37,6 +50,10 @@ public final class HopRecordingDelegate: HTTPClientResponseDelegate {
         if (300..<400).contains(head.status.code), let location = head.headers.first(name: "location"),
             let next = URL(string: location, relativeTo: request.url)?.absoluteURL
         {
+            if sameOriginOnly, next.scheme?.lowercased() != request.url.scheme?.lowercased() || Self.hostPort(next) != Self.hostPort(request.url) {
+                task.fail(reason: CrossOriginRedirect(target: Self.hostPort(next) ?? location))
+                return
+            }
             hop.withLock { $0 = next }
         }
         inner.didVisitURL(task: task, request, head)

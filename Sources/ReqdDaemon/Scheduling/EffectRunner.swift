@@ -116,7 +116,8 @@ final class EffectRunner {
                 logger.notice("\(message)")
             case .breakerChanged(let target, let state, let message):
                 metrics.breakerChanged(to: state)
-                logger.notice("circuit breaker \(state.rawValue): \(message)", metadata: ["target": "\(target)", "breaker.state": "\(state.rawValue)"])
+                logger.notice(
+                    "circuit breaker of \(target) \(state.rawValue): \(message)", metadata: ["target": "\(target)", "breaker.state": "\(state.rawValue)"])
             case .debug(let job, let message):
                 logger.debug("\(message)", metadata: ["job.id": "\(job)"])
             case .releaseMemory:

@@ -149,12 +149,12 @@ struct Status: ParsableCommand {
         return TextTable.lines(rows).map { $0 + "\n" }.joined()
     }
 
-    /// A breaker in a few words: `closed (3/20 failed)`, `open until …`, `half-open (probing)`.
+    /// A breaker in a few words: `closed (3/20 failed)`, `open until …`, `half-open`.
     static func describe(_ breaker: TargetBreakerInfo) -> String {
         switch breaker.state {
         case .closed: "closed (\(breaker.failures)/\(breaker.requests) failed)"
         case .open: breaker.openUntil.map { "open until \($0.rfc3339)" } ?? "open"
-        case .halfOpen: "half-open (probing)"
+        case .halfOpen: "half-open"
         }
     }
 }

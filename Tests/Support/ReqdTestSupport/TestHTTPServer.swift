@@ -2,6 +2,7 @@ import Dispatch
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import Synchronization
 
 /// A real HTTP/1.1 server on a loopback address for tests, in the test process.
@@ -71,8 +72,14 @@ public final class TestHTTPServer: Sendable {
     /// The address it listens on.
     public let host: String
 
-    /// Starts a server on an ephemeral port of `host` (any loopback address, 127.0.0.1 unless told).
-    public init(host: String = "127.0.0.1", handler: @escaping Handler) throws {
+    /// Whether it speaks TLS: its URLs are `https`.
+    public let isTLS: Bool
+
+    /// Starts a server on an ephemeral port of `host` (any loopback address, 127.0.0.1 unless told);
+    /// with `tls`, an HTTPS server (its certificate, and whether it asks for a client's).
+    public init(host: String = "127.0.0.1", tls: TLSConfiguration? = nil, handler: @escaping Handler) throws {
+        let context = try tls.map { try NIOSSLContext(configuration: $0) }
+        isTLS = tls != nil
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let state = Mutex<[Record]>([])
         self.state = state
@@ -87,6 +94,7 @@ public final class TestHTTPServer: Sendable {
             .childChannelInitializer { channel in
                 recorder.accepted.add(1, ordering: .relaxed)
                 return channel.eventLoop.makeCompletedFuture {
+                    if let context { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context)) }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
                     try channel.pipeline.syncOperations.addHandler(Connection(recorder: recorder, handler: handler))
                 }
@@ -97,7 +105,7 @@ public final class TestHTTPServer: Sendable {
     }
 
     /// A URL on this server.
-    public func url(_ path: String) -> String { "http://\(host):\(port)\(path)" }
+    public func url(_ path: String) -> String { "\(isTLS ? "https" : "http")://\(host):\(port)\(path)" }
 
     /// Connections accepted so far, whether or not a request came on them.
     public var connectionCount: Int { recorder.accepted.load(ordering: .relaxed) }

@@ -87,6 +87,10 @@ func breakerBench(perSecond: Int, seconds: Double, failFrom: Double, failUntil: 
     print(String(format: "FIRST_FAILURE_TO_OPEN_MS=%.1f", (firstOpen - firstFailure) * 1_000))
     print(String(format: "OPEN_SECONDS=%.2f", closed - firstOpen))
     print("SENT_WHILE_OPEN=\(whileOpen)\nPROBES=\(probes)\nOPENS=\(opens)\nNOT_PROBES=\(whileOpen - probes)")
+    // When each arrival while open came, after the breaker first opened: requests already on the
+    // wire when it opened arrive within a millisecond or two; probes come open_for apart.
+    let offsets = all.filter { $0.at > firstOpen && $0.at < closed }.map { String(format: "%.1f", ($0.at - firstOpen) * 1_000) }
+    print("ARRIVALS_WHILE_OPEN_MS=\(offsets.joined(separator: ","))")
     print("JOBS=\(total)\nSUCCEEDED=\(jobs["succeeded"] ?? 0)")
 }
 
