@@ -228,6 +228,27 @@ struct CircuitBreakerTests {
         #expect(configuration.targets.limits(for: "other.example:443").breaker == BreakerSettings(failureRatio: 0.5))
     }
 
+    @Test("a reload that adds a breaker counts from then on; one that changes its settings keeps it open")
+    func reloadAddsBreaker() throws {
+        var h = Harness()
+        for _ in 0..<3 {
+            let send = try #require(h.submitted(Self.order(attempts: 1)).effects.sends.first)
+            _ = h.handle(.httpFinished(send.job, attempt: send.attempt, .response(HTTPAnswer(status: 500))))
+        }
+        var configuration = SchedulerConfiguration()
+        try configuration.targets.update("api.example") { $0.breakerFailureRatio = 1; $0.breakerMinRequests = 2 }
+        _ = h.handle(.reconfigure(configuration))
+        var states: [BreakerState] = []
+        for _ in 0..<2 {
+            let send = try #require(h.submitted(Self.order(attempts: 1)).effects.sends.first)
+            states += h.handle(.httpFinished(send.job, attempt: send.attempt, .response(HTTPAnswer(status: 500)))).breakerChanges.map(\.state)
+        }
+        #expect(states == [.open], "the ends before the reload were not counted: it opened at the second after it")
+        try configuration.targets.update("api.example") { $0.breakerOpenForNanos = 60 * second }
+        _ = h.handle(.reconfigure(configuration))
+        #expect(h.submitted(Self.order()).effects.sends.isEmpty, "still open after a reload that keeps a breaker")
+    }
+
     @Test("the window forgets ends older than breaker_window")
     func windowAges() throws {
         var h = try Self.breaking()

@@ -51,7 +51,8 @@ extension Scheduler {
             case .waitUntil(let instant), .breakerOpen(let instant?):
                 timers.set(.targets, priority: limiter.wake(target, at: instant))
             }
-            if !wasWaiting, limits.breaker != nil, limiter.breakerState(target) != .closed {
+            // A job served from the line that must wait again was told it is held already.
+            if !wasWaiting, servingFromLine != id, limits.breaker != nil, limiter.breakerState(target) != .closed {
                 holdForBreaker([id], of: target, at: now, into: &effects)
             }
             break

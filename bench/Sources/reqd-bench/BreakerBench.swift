@@ -10,8 +10,8 @@ import Synchronization
 /// `breaker_min_requests = 20`, `breaker_window = "2s"` and `breaker_open_for = "1s"`; another
 /// reads `status --targets` every 5 ms for the breaker's changes. Printed: the failed answers the
 /// server gave from its first failure until the breaker opened, the requests that reached it while
-/// the breaker was open or half-open (which must be the probes alone), the probes, and how many
-/// jobs succeeded in the end.
+/// the breaker was open (which must be the failed probes alone, one per reopening), the probes,
+/// and how many jobs succeeded in the end.
 func breakerBench(perSecond: Int, seconds: Double, failFrom: Double, failUntil: Double) throws {
     let started = wallNow()
     let arrivals = Mutex<[(at: Double, failed: Bool)]>([])
@@ -79,18 +79,22 @@ func breakerBench(perSecond: Int, seconds: Double, failFrom: Double, failUntil: 
     let all = arrivals.withLock { $0 }
     guard let firstFailure = all.first(where: \.failed)?.at else { throw BenchError("the server never failed") }
     let failedBeforeOpen = all.filter { $0.failed && $0.at >= firstFailure && $0.at <= firstOpen }.count
-    let whileOpen = all.filter { $0.at > firstOpen && $0.at < closed }.count
+    // Requests already on the wire when the breaker opened reach the server within a millisecond
+    // or so after it; the probe that closes it arrives a moment before the close. Between the two
+    // margins only failed probes may arrive: one for each time it opened again.
+    let margin = 0.005
+    let inFlightAtOpen = all.filter { $0.at > firstOpen && $0.at <= firstOpen + margin }.count
+    let whileOpen = all.filter { $0.at > firstOpen + margin && $0.at < closed - margin }.count
     let metrics = try daemonMetrics(socket: daemon.socket)
     let probes = Int(metric(metrics, "reqd_breaker_transitions_total{state=\"half_open\"}") ?? -1)
     let opens = Int(metric(metrics, "reqd_breaker_transitions_total{state=\"open\"}") ?? -1)
     print("FAILED_BEFORE_OPEN=\(failedBeforeOpen)")
     print(String(format: "FIRST_FAILURE_TO_OPEN_MS=%.1f", (firstOpen - firstFailure) * 1_000))
     print(String(format: "OPEN_SECONDS=%.2f", closed - firstOpen))
-    print("SENT_WHILE_OPEN=\(whileOpen)\nPROBES=\(probes)\nOPENS=\(opens)\nNOT_PROBES=\(whileOpen - probes)")
-    // When each arrival while open came, after the breaker first opened: requests already on the
-    // wire when it opened arrive within a millisecond or two; probes come open_for apart.
-    let offsets = all.filter { $0.at > firstOpen && $0.at < closed }.map { String(format: "%.1f", ($0.at - firstOpen) * 1_000) }
-    print("ARRIVALS_WHILE_OPEN_MS=\(offsets.joined(separator: ","))")
+    print("IN_FLIGHT_AT_OPEN=\(inFlightAtOpen)\nSENT_WHILE_OPEN=\(whileOpen)\nPROBES=\(probes)\nOPENS=\(opens)")
+    print("NOT_PROBES=\(whileOpen - (opens - 1))")
+    let offsets = all.filter { $0.at > firstOpen && $0.at < closed + margin }.map { String(format: "%.1f", ($0.at - firstOpen) * 1_000) }
+    print("ARRIVALS_FROM_OPEN_TO_CLOSE_MS=\(offsets.joined(separator: ","))")
     print("JOBS=\(total)\nSUCCEEDED=\(jobs["succeeded"] ?? 0)")
 }
 
