@@ -249,6 +249,36 @@ struct CircuitBreakerTests {
         #expect(h.submitted(Self.order()).effects.sends.isEmpty, "still open after a reload that keeps a breaker")
     }
 
+    @Test("a request out when it opened, answered after the probe closed it, is not counted in the fresh window")
+    func staleEndAfterClose() throws {
+        var h = try Self.breaking()
+        let early = try #require(h.submitted(Self.order(attempts: 1)).effects.sends.first)
+        _ = try Self.open(&h)
+        var probe: HTTPSend?
+        _ = h.submitted(Self.order())
+        while probe == nil, h.armed != nil { probe = h.fireAtArmedDeadline().sends.first }
+        #expect(h.answer(try #require(probe), status: 200, json: nil).breakerChanges.map(\.state) == [.closed])
+        _ = h.handle(.httpFinished(early.job, attempt: early.attempt, .response(HTTPAnswer(status: 500))))
+        guard case .success(.summary(let summary)) = h.request(.status(StatusRequest(targets: true)), connection: 3).replies.first?.result else {
+            throw TestFailure("no summary")
+        }
+        let breaker = try #require(summary.targets?.first { $0.target == "api.example:443" }?.breaker)
+        #expect(breaker.state == .closed && breaker.failures == 0, "the early request's 500 said nothing of the target now")
+    }
+
+    @Test("after a probe is cancelled the next request probes without a second half-open change")
+    func oneHalfOpenChange() throws {
+        var h = try Self.breaking()
+        _ = try Self.open(&h)
+        let first = h.submitted(Self.order())
+        var changes: [BreakerState] = []
+        while changes.isEmpty, h.armed != nil { changes = h.fireAtArmedDeadline().breakerChanges.map(\.state) }
+        #expect(changes == [.halfOpen])
+        _ = h.request(.cancel(JobSelector(job: first.reply.job.id)))
+        let (_, effects) = h.submitted(Self.order())
+        #expect(effects.sends.count == 1 && effects.breakerChanges.isEmpty)
+    }
+
     @Test("the window forgets ends older than breaker_window")
     func windowAges() throws {
         var h = try Self.breaking()

@@ -53,7 +53,7 @@ public struct Scheduler: Sendable {
     /// Rate and concurrency per target, and the jobs waiting for their target.
     var limiter = TargetLimiter()
     /// The job `startTargetWaiters` is starting from its target's line, which takes its turn there.
-    var servingFromLine: JobID?
+    var servingFromLine: (job: JobID, target: String)?
     /// True while the timer starts a job's work: only then is a start more than a second late
     /// overdue work (`CatchupPacer`). A start after a slow commit, or after a wait for one of
     /// the user's request slots, is late for another reason, and takes no catch-up slot.

@@ -62,6 +62,9 @@ struct CircuitBreaker: Sendable {
     private var window: [(second: Int64, requests: Int, failures: Int)] = []
     /// The window's length in whole seconds, as the last counted end saw the settings.
     private var windowSeconds: Int64 = 60
+    /// Counts the openings and closings, so that a request sent before one is not counted after it
+    /// (`ended`): a request out when it opened, answered after the probe closed it, says nothing of now.
+    private(set) var generation: UInt32 = 0
 
     /// Whether the breaker has nothing to remember: closed with an empty window.
     var isIdle: Bool { state == .closed && window.isEmpty }
@@ -99,20 +102,24 @@ struct CircuitBreaker: Sendable {
     }
 
     /// A request to the target went on the wire: past the open time, with no probe out, it is
-    /// the probe.
+    /// the probe. Only the first probe after an opening is a change of state.
     mutating func sent(_ job: JobID, attempt: UInt32, at now: Instant) -> Transition? {
         guard state(at: now) == .halfOpen, probe == nil else { return nil }
+        probe = (job, attempt)
+        guard state == .open else { return nil }
         state = .halfOpen
         since = now
         openUntil = nil
-        probe = (job, attempt)
         return .probing
     }
 
     /// A request to the target ended as `verdict` says; returns the change of state, if any.
-    mutating func ended(_ job: JobID, attempt: UInt32, _ verdict: Verdict, settings: BreakerSettings, at now: Instant) -> Transition? {
+    mutating func ended(
+        _ job: JobID, attempt: UInt32, sentIn sentGeneration: UInt32, _ verdict: Verdict, settings: BreakerSettings, at now: Instant
+    ) -> Transition? {
         switch state {
         case .closed:
+            guard sentGeneration == generation else { return nil }
             let second = Self.second(now)
             let failed: Int
             switch verdict {
@@ -142,6 +149,7 @@ struct CircuitBreaker: Sendable {
                 state = .closed
                 since = now
                 self.probe = nil
+                generation &+= 1
                 return .closed
             case .failure(let why):
                 open(settings, at: now)
@@ -166,6 +174,7 @@ struct CircuitBreaker: Sendable {
         openUntil = now.advanced(by: settings.openForNanos)
         probe = nil
         window = []
+        generation &+= 1
     }
 
     private static func second(_ instant: Instant) -> Int64 { instant.nanoseconds / 1_000_000_000 }

@@ -34,7 +34,7 @@ extension Scheduler {
             // Others in line go first: a job that comes to send by another path (its own answer,
             // its timer, its registration) joins the line rather than take the slot or token they
             // wait for, so the turns across users hold.
-            let queued = servingFromLine != id && limiter.waitingCount(target) > 0
+            let queued = servingFromLine?.job != id && limiter.waitingCount(target) > 0
             let admission: TargetLimiter.Admission =
                 queued ? .waitForSlot : limiter.admission(target, count: count, limits: limits, at: now.instant)
             if queued { limiter.markFreed(target) }
@@ -51,8 +51,9 @@ extension Scheduler {
             case .waitUntil(let instant), .breakerOpen(let instant?):
                 timers.set(.targets, priority: limiter.wake(target, at: instant))
             }
-            // A job served from the line that must wait again was told it is held already.
-            if !wasWaiting, servingFromLine != id, limits.breaker != nil, limiter.breakerState(target) != .closed {
+            // A job served from this target's line that must wait again was told it is held already.
+            let servedHere = servingFromLine.map { $0.job == id && $0.target == target } ?? false
+            if !wasWaiting, !servedHere, limits.breaker != nil, limiter.breakerState(target) != .closed {
                 holdForBreaker([id], of: target, at: now, into: &effects)
             }
             break
@@ -87,13 +88,13 @@ extension Scheduler {
     mutating func targetRequestEnded(
         _ id: JobID, attempt: UInt32, _ verdict: CircuitBreaker.Verdict, at now: ClockReading, into effects: inout [SchedulerEffect]
     ) {
-        guard !limiter.isEmpty, let target = limiter.ended(id, attempt: attempt), configuration.targets.hasBreakers,
+        guard !limiter.isEmpty, let (target, generation) = limiter.ended(id, attempt: attempt), configuration.targets.hasBreakers,
             let settings = configuration.targets.limits(for: target).breaker
         else { return }
         let rate = configuration.catchupRate
         let interval: Int64 = rate > 0 ? 1_000_000_000 / Int64(rate) : 0
         if let transition = limiter.breakerEnded(
-            target, job: id, attempt: attempt, verdict, settings: settings, spreadInterval: interval, at: now.instant)
+            target, job: id, attempt: attempt, sentIn: generation, verdict, settings: settings, spreadInterval: interval, at: now.instant)
         {
             breakerChanged(target, transition, settings: settings, at: now, into: &effects)
         }
@@ -178,7 +179,7 @@ extension Scheduler {
                     case .go:
                         guard let id = limiter.nextWaiting(target) else { break waiters }
                         guard table[id]?.isActive == true else { continue }
-                        servingFromLine = id
+                        servingFromLine = (id, target)
                         advance(id, at: now, into: &effects)
                         servingFromLine = nil
                     case .waitForSlot, .breakerOpen(nil):

@@ -77,8 +77,9 @@ struct TargetLimiter: Sendable {
     private(set) var targets: [String: Target] = [:]
     /// The target each waiting job waits for.
     private var waitingOn: [JobID: String] = [:]
-    /// The target of each request on the wire that the limiter counts.
-    private var onWire: [JobID: [(attempt: UInt32, target: String)]] = [:]
+    /// The target of each request on the wire that the limiter counts, and its breaker's
+    /// generation when it went.
+    private var onWire: [JobID: [(attempt: UInt32, target: String, generation: UInt32)]] = [:]
     /// Targets with jobs waiting that may now take some.
     private(set) var freed: Set<String> = []
     /// Past this many targets, the next send forgets the idle ones; it doubles with the targets
@@ -219,30 +220,31 @@ struct TargetLimiter: Sendable {
             state.sentBySecond.append((second, 1))
         }
         let transition = breaker ? state.breaker.sent(job, attempt: attempt, at: now) : nil
+        onWire[job, default: []].append((attempt, target, state.breaker.generation))
         targets[target] = state
-        onWire[job, default: []].append((attempt, target))
         return transition
     }
 
-    /// A request left the wire: returns its target, nil for one the limiter did not count.
+    /// A request left the wire: returns its target and its breaker's generation when it went, nil
+    /// for one the limiter did not count.
     @discardableResult
-    mutating func ended(_ job: JobID, attempt: UInt32) -> String? {
+    mutating func ended(_ job: JobID, attempt: UInt32) -> (target: String, generation: UInt32)? {
         guard var requests = onWire[job], let index = requests.firstIndex(where: { $0.attempt == attempt }) else { return nil }
-        let target = requests.remove(at: index).target
+        let request = requests.remove(at: index)
         onWire[job] = requests.isEmpty ? nil : requests
-        release(target)
-        return target
+        release(request.target)
+        return (request.target, request.generation)
     }
 
     /// Counts the end of a request to `target` in its breaker; returns the change of state. When
     /// the breaker closes, the jobs waiting go `interval` apart; when a probe ends unjudged, the
     /// next waiting job probes.
     mutating func breakerEnded(
-        _ target: String, job: JobID, attempt: UInt32, _ verdict: CircuitBreaker.Verdict, settings: BreakerSettings,
-        spreadInterval interval: Int64, at now: Instant
+        _ target: String, job: JobID, attempt: UInt32, sentIn generation: UInt32, _ verdict: CircuitBreaker.Verdict,
+        settings: BreakerSettings, spreadInterval interval: Int64, at now: Instant
     ) -> CircuitBreaker.Transition? {
         guard var state = targets.removeValue(forKey: target) else { return nil }
-        let transition = state.breaker.ended(job, attempt: attempt, verdict, settings: settings, at: now)
+        let transition = state.breaker.ended(job, attempt: attempt, sentIn: generation, verdict, settings: settings, at: now)
         if transition == .closed, state.waiting > 0, interval > 0 {
             state.spreadLeft = state.waiting
             state.spreadNext = now

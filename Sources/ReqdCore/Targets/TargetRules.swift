@@ -88,7 +88,7 @@ public struct TargetRules: Sendable, Hashable {
     /// Whether any table turns a circuit breaker on: without one, the ends of requests need not be
     /// matched to a table.
     public var hasBreakers: Bool {
-        defaults.breakerFailureRatio != nil || tables.values.contains { $0.breakerFailureRatio != nil }
+        defaults.breakerFailureRatio ?? 0 > 0 || tables.values.contains { $0.breakerFailureRatio ?? 0 > 0 }
     }
 
     private func match(_ target: String) -> (String, TargetLimits) {

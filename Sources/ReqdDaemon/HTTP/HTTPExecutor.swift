@@ -180,7 +180,8 @@ public final class HTTPExecutor: Sendable {
         // No per-request deadline here: the scheduler times requests out from its own heap and
         // aborts them. A deadline per request would put one timer per queued request in NIO.
         let delegate = HopRecordingDelegate(
-            request: request, maxBodySize: settings.maxResponseBytes, sameOriginOnly: send.signing != nil || send.tls != nil)
+            request: request, maxBodySize: settings.maxResponseBytes,
+            sameOriginOnly: settings.maxRedirects > 0 && (send.signing != nil || send.tls?.clientCertPEM != nil))
         let via = settings.proxies.proxy(for: send.request.url).flatMap { proxied[$0] } ?? client
         let started = SystemClock.now().instant
         let task = via.execute(request: request, delegate: delegate)
@@ -267,6 +268,9 @@ public final class HTTPExecutor: Sendable {
             }
         }
         let why = Self.describe(error, settings: settings)
+        // Refused by reqd's own rule, as the target policy refuses: no retry would go otherwise,
+        // and it says nothing of the target's health.
+        if error is HopRecordingDelegate.CrossOriginRedirect { return .denied(why) }
         return Self.isUnreachable(error) ? .unreachable(why) : .failure(why)
     }
 
@@ -365,8 +369,11 @@ public final class HTTPExecutor: Sendable {
             return "TLS: \(tls)"
         }
         if let redirect = error as? HopRecordingDelegate.CrossOriginRedirect {
-            return "refused to follow a redirect to \(redirect.target): the target signs its requests or has TLS settings, "
-                + "which must not go to another origin"
+            return "refused to follow a redirect to \(redirect.target): the target signs its requests or presents a client "
+                + "certificate, which must not go to another origin"
+        }
+        if let extra = error as? NIOSSLExtraError, extra == .failedToValidateHostname {
+            return "the server's certificate does not name the host the request is for (\(extra))"
         }
         if let unknown = error as? SocketAddressError.UnknownHost {
             return unknown.errorDescription

@@ -35,6 +35,9 @@ public final class HopRecordingDelegate: HTTPClientResponseDelegate {
         self.sameOriginOnly = sameOriginOnly
     }
 
+    /// The statuses the client follows when it follows redirects.
+    static let followed: Set<UInt> = [301, 302, 303, 307, 308]
+
     /// `host:port` of the last place the request went or was redirected to.
     public var lastHop: String? { Self.hostPort(hop.withLock { $0 }) }
 
@@ -50,7 +53,8 @@ public final class HopRecordingDelegate: HTTPClientResponseDelegate {
         if (300..<400).contains(head.status.code), let location = head.headers.first(name: "location"),
             let next = URL(string: location, relativeTo: request.url)?.absoluteURL
         {
-            if sameOriginOnly, next.scheme?.lowercased() != request.url.scheme?.lowercased() || Self.hostPort(next) != Self.hostPort(request.url) {
+            // Only the redirects the client would follow; another 3xx is the answer.
+            if sameOriginOnly, Self.followed.contains(head.status.code), next.scheme?.lowercased() != request.url.scheme?.lowercased() || Self.hostPort(next) != Self.hostPort(request.url) {
                 task.fail(reason: CrossOriginRedirect(target: Self.hostPort(next) ?? location))
                 return
             }
