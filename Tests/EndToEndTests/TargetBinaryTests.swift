@@ -100,6 +100,8 @@ struct TargetBinaryTests {
         }
         while try breakerState() != "open", Date() < deadline { usleep(50_000) }
         #expect(try breakerState() == "open")
+        let table = try Binaries.client(["status", "--targets"], socket: daemon.socket).stdout
+        #expect(table.contains("BREAKER") && table.contains("open until") && table.contains("holding: breaker open"), "\(table)")
         let submitted = try Binaries.client(["submit", "-q", "POST", server.url("/held"), "--max-attempts", "3"], socket: daemon.socket)
         #expect(submitted.status == 0, "\(submitted.stderr)")
         failing.withLock { $0 = false }

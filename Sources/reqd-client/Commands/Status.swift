@@ -138,7 +138,13 @@ struct Status: ParsableCommand {
     static func describe(_ targets: [TargetLimitInfo]) -> String {
         var rows = [["TARGET", "TABLE", "RATE", "BURST", "TOKENS", "IN FLIGHT", "WAITING", "LAST MIN", "BREAKER", "STATE"]]
         for target in targets {
-            var state = target.pausedUntil.map { "paused until \($0.rfc3339)" } ?? "sending"
+            var state: String
+            switch (target.pausedUntil, target.breaker?.state) {
+            case (let until?, _): state = "paused until \(until.rfc3339)"
+            case (nil, .open?): state = "holding: breaker open"
+            case (nil, .halfOpen?): state = "one probe at a time"
+            case (nil, .closed?), (nil, nil): state = "sending"
+            }
             if let error = target.lastError { state += "; last error: \(error)" }
             rows.append([
                 target.target, target.table, target.rate ?? "-", "\(target.burst)", target.tokens.map(String.init) ?? "-",
