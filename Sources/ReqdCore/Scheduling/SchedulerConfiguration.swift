@@ -50,6 +50,9 @@ public struct SchedulerConfiguration: Sendable, Hashable {
     public var probeMaxNanos: Int64 = 30 * 1_000_000_000
     /// The most overdue HTTP starts per second per target (`CatchupPacer`); 0 sends them all at once.
     public var catchupRate: Int = 50
+
+    /// The time between two catch-up starts to one target at `catchupRate`; 0 when pacing is off.
+    var catchupIntervalNanos: Int64 { catchupRate > 0 ? 1_000_000_000 / Int64(catchupRate) : 0 }
     /// What each uid may hold at once.
     public var userLimits = UserLimits()
     /// Rate and concurrency limits per target (`[targets."HOST"]`).

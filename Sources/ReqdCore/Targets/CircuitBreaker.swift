@@ -94,9 +94,9 @@ struct CircuitBreaker: Sendable {
     /// Whether a request may go now: closed, or the open time is over and no probe is out (then
     /// it may go as the probe); otherwise when to ask again (nil: when the probe ends).
     func admits(at now: Instant) -> (go: Bool, until: Instant?) {
-        switch state {
+        switch state(at: now) {
         case .closed: (true, nil)
-        case .open: openUntil.map { $0 <= now } == true ? (true, nil) : (false, openUntil)
+        case .open: (false, openUntil)
         case .halfOpen: probe == nil ? (true, nil) : (false, nil)
         }
     }

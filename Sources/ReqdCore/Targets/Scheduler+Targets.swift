@@ -91,10 +91,9 @@ extension Scheduler {
         guard !limiter.isEmpty, let (target, generation) = limiter.ended(id, attempt: attempt), configuration.targets.hasBreakers,
             let settings = configuration.targets.limits(for: target).breaker
         else { return }
-        let rate = configuration.catchupRate
-        let interval: Int64 = rate > 0 ? 1_000_000_000 / Int64(rate) : 0
         if let transition = limiter.breakerEnded(
-            target, job: id, attempt: attempt, sentIn: generation, verdict, settings: settings, spreadInterval: interval, at: now.instant)
+            target, job: id, attempt: attempt, sentIn: generation, verdict, settings: settings,
+            spreadInterval: configuration.catchupIntervalNanos, at: now.instant)
         {
             breakerChanged(target, transition, settings: settings, at: now, into: &effects)
         }
@@ -118,8 +117,7 @@ extension Scheduler {
             message = "one probe request goes"
         case .closed:
             let waiting = limiter.waitingCount(target)
-            let rate = configuration.catchupRate
-            let over = rate > 0 ? DurationText.format(nanoseconds: Int64(waiting) * 1_000_000_000 / Int64(rate)) : "0s"
+            let over = DurationText.format(nanoseconds: Int64(waiting) * configuration.catchupIntervalNanos)
             message = "the probe succeeded; \(waiting) waiting jobs resume over \(over)"
         case .reopened(let why):
             message = "the probe failed (\(why)); nothing is sent to it for \(openFor)"
@@ -217,9 +215,7 @@ extension Scheduler {
                 breaker: limits.breaker.map { breakerInfo(state.breaker, $0, at: now) })
         }
     }
-}
 
-extension Scheduler {
     private func breakerInfo(_ breaker: CircuitBreaker, _ settings: BreakerSettings, at now: ClockReading) -> TargetBreakerInfo {
         let figures = breaker.figures(settings, at: now.instant)
         return TargetBreakerInfo(

@@ -9,7 +9,7 @@ public struct TargetRules: Sendable, Hashable {
     /// The tables by name, in lower case, as written (`api.example.com:8443`, `*.example.com`).
     public private(set) var tables: [String: TargetLimits] = [:]
     /// `[targets.default]`.
-    public var defaults = TargetLimits()
+    public var defaults = TargetLimits() { didSet { noteBreakers() } }
     /// The concurrency of a target no table gives one: `http.max_connections_per_host`.
     public var defaultConcurrency = 64
     /// The CA bundle of a target no table gives one: `http.ca_file`.
@@ -31,6 +31,7 @@ public struct TargetRules: Sendable, Hashable {
                 "'\(name.prefix(300))' is not a target: give HOST, HOST:PORT or *.DOMAIN (an IPv6 address in brackets)")
         }
         change(&tables[normalized, default: TargetLimits()])
+        noteBreakers()
     }
 
     /// Changes every table, `[targets.default]` first (named `default`).
@@ -41,6 +42,7 @@ public struct TargetRules: Sendable, Hashable {
             try change(name, &limits)
             tables[name] = limits
         }
+        noteBreakers()
     }
 
     /// A target's limits with every key filled, and the table they come from.
@@ -86,9 +88,11 @@ public struct TargetRules: Sendable, Hashable {
     }
 
     /// Whether any table turns a circuit breaker on: without one, the ends of requests need not be
-    /// matched to a table.
-    public var hasBreakers: Bool {
-        defaults.breakerFailureRatio ?? 0 > 0 || tables.values.contains { $0.breakerFailureRatio ?? 0 > 0 }
+    /// matched to a table. Kept as the tables change, since every request's end asks.
+    public private(set) var hasBreakers = false
+
+    private mutating func noteBreakers() {
+        hasBreakers = defaults.breaker != nil || tables.values.contains { $0.breaker != nil }
     }
 
     private func match(_ target: String) -> (String, TargetLimits) {

@@ -68,9 +68,8 @@ extension Configuration {
             guard openFor <= 86_400_000_000_000 else { throw .invalidSetting(key, "must be at most 24h") }
             change = { $0.breakerOpenForNanos = openFor }
         case "ca_file", "client_cert", "client_key":
-            guard case .string(let path) = value, path.isEmpty || path.hasPrefix("/") else {
-                throw .invalidSetting(key, "must be the absolute path of a PEM file, or \"\" for none")
-            }
+            // "" stays "" (none, whatever [targets.default] gives), unlike a setting's default.
+            let path = try Setting.Kind<String?>.absolutePathOrDefault.parse(key, value) ?? ""
             switch field {
             case "ca_file": change = { $0.tls.caFile = path }
             case "client_cert": change = { $0.tls.clientCertFile = path }
@@ -80,9 +79,7 @@ extension Configuration {
             let only = try Setting.Kind<Bool>.boolean.parse(key, value)
             change = { $0.tls.caOnly = only }
         case "sign_secret_file":
-            guard case .string(let path) = value, path.isEmpty || path.hasPrefix("/") else {
-                throw .invalidSetting(key, "must be the absolute path of a file of whsec_ secrets, one a line, or \"\" for none")
-            }
+            let path = try Setting.Kind<String?>.absolutePathOrDefault.parse(key, value) ?? ""
             let secrets = path.isEmpty ? nil : try Self.readSecrets(path, key: key)
             change = {
                 $0.signSecretFile = path
