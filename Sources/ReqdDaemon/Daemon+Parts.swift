@@ -68,9 +68,13 @@ extension Daemon {
         let executor: HTTPExecutor
         do {
             executor = try HTTPExecutor(
-                settings: configuration.http, policy: configuration.scheduler.targetPolicy, logger: logger, metrics: loop.metrics
+                settings: configuration.http, policy: configuration.scheduler.targetPolicy, logger: logger, metrics: loop.metrics,
+                onAbortedAddress: { [weak loop] job, attempt, address in
+                    loop?.submit(.attemptAddressed(job, attempt: attempt, address: address))
+                }
             ) {
-                [weak loop] job, attempt, outcome in loop?.submit(.httpFinished(job, attempt: attempt, outcome))
+                [weak loop] job, attempt, outcome, address in
+                loop?.submit(.httpFinished(job, attempt: attempt, outcome, address: address))
             }
         } catch {
             throw DaemonError(.httpSetupFailed, "cannot start the target gate for http.deny on 127.0.0.1: \(error)")

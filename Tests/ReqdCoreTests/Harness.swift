@@ -55,7 +55,7 @@ struct Harness {
         switch event {
         case .connectionOpened(let id, _): openConnectionIDs.insert(id)
         case .connectionClosed(let id): openConnectionIDs.remove(id)
-        case .httpFinished(let job, let attempt, _): onWire.remove(WireRequest(job: job, attempt: attempt))
+        case .httpFinished(let job, let attempt, _, _): onWire.remove(WireRequest(job: job, attempt: attempt))
         default: break
         }
         var effects = scheduler.handle(event, at: now)
@@ -87,6 +87,16 @@ struct Harness {
                 if !openConnectionIDs.contains(connection) {
                     Issue.record("\(event): replied to request \(id) on \(connection), which is not open")
                 }
+            case .replyWithStoredAttempts(let connection, let id, var info):
+                // As the store answers: the job's attempts as persisted so far, the last few kept.
+                var log = AttemptLog()
+                for change in persisted where change.jobID == info.id {
+                    if case .attempt(_, let attempt) = change { log.append(attempt) }
+                    if case .attemptAddress(_, let number, let address) = change { log.setAddress(address, ofAttempt: number) }
+                }
+                info.attempts = log.entries
+                effects[index] = .reply(connection, id, .success(.job(JobResult(job: info))))
+                continue
             case .releaseMemory: memoryReleases += 1
             case .dispose(let disposal):
                 disposals += 1
@@ -140,6 +150,12 @@ extension Harness {
         for change in persisted {
             if case .insert(let record) = change { latest[record.id] = record }
             if latest[change.jobID]?.apply(change) == false { latest[change.jobID] = nil }
+        }
+        // As the store reads them back: an active poll's attempts come with its row.
+        for (id, record) in latest where record.kind == .poll && record.state == .active {
+            var log = AttemptLog()
+            for case .attempt(id, let attempt) in persisted { log.append(attempt) }
+            if !log.entries.isEmpty { latest[id]?.attempts = log.entries }
         }
         return Array(latest.values)
     }

@@ -184,6 +184,43 @@ struct JobStoreTests {
         #expect(try reopened.loadAll().first?.detail.group?.counters.members == [pending, pending], "the old member rows went with the job")
     }
 
+    /// Reads `id`'s attempt log from `store`, waiting for the store's answer.
+    private func attempts(of id: String, in store: JobStore) -> [AttemptInfo]? {
+        let read = Mutex<[AttemptInfo]??>(nil)
+        store.attempts(of: id) { attempts in read.withLock { $0 = .some(attempts) } }
+        store.flush()
+        return read.withLock { $0 } ?? nil
+    }
+
+    @Test("a job's attempts: the last 5 in order, a timed-out one's address set later, kept across a reopen, deleted with the job")
+    func attemptLog() throws {
+        let directory = TemporaryDirectory()
+        let store = try JobStore(directory: directory.path) { _, _ in }
+        func attempt(_ number: Int) -> AttemptInfo {
+            AttemptInfo(
+                number: number, startedAt: WallTime(nanosecondsSinceEpoch: Int64(10 - number) * 1_000_000_000), durationMs: 1.5,
+                address: number == 7 ? nil : "127.0.0.1:80", status: number == 7 ? nil : 503, error: number == 7 ? "no answer" : nil,
+                headers: ["Retry-After: \(number)"])
+        }
+        var batch = StoreBatch()
+        batch.changes = [.insert(requestRecord("rq_a"))] + (1...7).map { StoreChange.attempt("rq_a", attempt($0)) }
+        batch.changes.append(.attemptAddress("rq_a", number: 6, address: "192.0.2.1:1"))
+        batch.changes.append(.attemptAddress("rq_a", number: 7, address: "192.0.2.7:443"))
+        store.submit(batch)
+        store.close()
+        let reopened = try JobStore(directory: directory.path) { _, _ in }
+        let log = try #require(attempts(of: "rq_a", in: reopened))
+        #expect(log.map(\.number) == [3, 4, 5, 6, 7], "the last 5 in the order written, although the wall clock ran backwards")
+        #expect(log.map(\.address) == ["127.0.0.1:80", "127.0.0.1:80", "127.0.0.1:80", "127.0.0.1:80", "192.0.2.7:443"],
+            "only an attempt logged without an address takes one")
+        #expect(log.last?.error == "no answer" && log.first?.headers == ["Retry-After: 3"])
+        #expect(attempts(of: "rq_other", in: reopened) == [])
+        var deletion = StoreBatch()
+        deletion.changes = [.delete("rq_a")]
+        reopened.submit(deletion)
+        #expect(attempts(of: "rq_a", in: reopened) == [])
+    }
+
     private func requestRecord(_ id: String) -> JobRecord {
         var request = record(id, key: nil)
         request.kind = .request

@@ -34,7 +34,7 @@ struct UnreachableTests {
 
         let outcome = Mutex<HTTPOutcome?>(nil)
         let done = DispatchSemaphore(value: 0)
-        let executor = try HTTPExecutor(settings: HTTPSettings()) { _, _, result in
+        let executor = try HTTPExecutor(settings: HTTPSettings()) { _, _, result, _ in
             outcome.withLock { $0 = result }
             done.signal()
         }

@@ -50,6 +50,14 @@ private struct ReplyGenerator {
         job.boundToConnection = maybe { $0.chance(50) }
         job.result = maybe { HTTPResult(status: $0.int(), headers: $0.maybe { $0.strings() }, body: $0.string(), truncated: $0.chance(50)) }
         job.error = maybe { $0.string() }
+        job.attempts = maybe { generator in
+            (0..<generator.random.below(3)).map { _ in
+                AttemptInfo(
+                    number: generator.int(), startedAt: generator.time(), durationMs: generator.double(),
+                    address: generator.maybe { $0.string() }, status: generator.maybe { $0.int() }, error: generator.maybe { $0.string() },
+                    headers: generator.maybe { $0.strings() }, headersTruncated: generator.maybe { $0.chance(50) })
+            }
+        }
         return job
     }
 

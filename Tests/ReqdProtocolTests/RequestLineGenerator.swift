@@ -145,7 +145,7 @@ struct RequestLineGenerator {
                     ("on_complete", false, { $0.nestedRequest() }),
                 ] + Self.hygiene)
         case "retry", "delete", "wait": members = fields([("job", true, { $0.string() })])
-        case "status": members = fields([("job", false, { $0.string() }), ("targets", false, { $0.bool() })])
+        case "status": members = fields([("job", false, { $0.string() }), ("targets", false, { $0.bool() }), ("attempts", false, { $0.bool() })])
         case "register-schedule":
             members = fields(
                 [

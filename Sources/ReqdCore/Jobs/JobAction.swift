@@ -51,6 +51,8 @@ struct JobAction: Sendable, Equatable {
     var timedOut: [String] = []
     /// Retries planned that no note reports (a group member's), for the daemon's counters.
     var unreportedRetries = 0
+    /// The attempt that just ended, as the job's log now has it: the store learns it too.
+    var attempt: AttemptInfo?
     /// Set when the job ended; the scheduler retires it.
     var end: JobEnd?
 

@@ -6,7 +6,7 @@ extension Poll {
     mutating func advance(_ id: JobID, at now: Instant, configuration: SchedulerConfiguration) -> JobAction {
         var action = JobAction()
         if let attempt = startIfDue(at: now, timeout: configuration.requestTimeoutNanos) {
-            action.wire = [.send(HTTPSend(job: id, attempt: attempt, request: request, parseJSON: wantsJSON))]
+            action.wire = [.send(HTTPSend(job: id, attempt: attempt, request: request, parseJSON: wantsJSON, keepHeaders: true))]
         }
         action.deadline = nextFire.map { .set($0) } ?? .clear
         return action
@@ -19,7 +19,7 @@ extension Poll {
         }
         guard inFlight, let requestDeadline, requestDeadline <= now.instant else { return .none }
         let waited = DurationText.format(nanoseconds: configuration.requestTimeoutNanos)
-        var action = answered(.failure("no answer within \(waited)"), at: now, configuration: configuration)
+        var action = answered(.failure("no answer within \(waited)"), address: nil, at: now, configuration: configuration)
         action.wire.insert(.abort(attempt: attempts), at: 0)
         action.timedOut = [String(RequestURL.origin(request.url))]
         return action
@@ -27,21 +27,27 @@ extension Poll {
 
     /// Handles the end of the poll's request; nil when it is not the request out now.
     mutating func httpFinished(
-        attempt: UInt32, _ outcome: HTTPOutcome, at now: ClockReading, configuration: SchedulerConfiguration
+        attempt: UInt32, _ outcome: HTTPOutcome, address: String? = nil, at now: ClockReading, configuration: SchedulerConfiguration
     ) -> JobAction? {
         guard inFlight, attempts == attempt else { return nil }
-        return answered(outcome, at: now, configuration: configuration)
+        return answered(outcome, address: address, at: now, configuration: configuration)
     }
 
-    /// Counts an answer, reports progress, and ends the job or keeps it going.
-    private mutating func answered(_ outcome: HTTPOutcome, at now: ClockReading, configuration: SchedulerConfiguration) -> JobAction {
+    /// Counts an answer, logs the request, reports progress, and ends the job or keeps it going.
+    private mutating func answered(
+        _ outcome: HTTPOutcome, address: String?, at now: ClockReading, configuration: SchedulerConfiguration
+    ) -> JobAction {
+        let entry = AttemptInfo(number: attempts, started: lastStart ?? now.instant, outcome, address: address, at: now)
         let finished = finish(outcome, at: now.instant, maxBackoff: configuration.maxPollBackoffNanos)
         var action = JobAction()
+        action.attempt = entry
         if let stale = finished.staleProgress {
             action.debug.append("dropped stale progress \(stale) (already at \(progress ?? 0))")
         }
         action.notes = [JobNote(finished.advanced ? .progress : .polled, status: finished.answer?.status, error: finished.failure)]
-        let result = finished.answer.map { $0.kept(configuration.resultBodyBytes) }
+        // A poll's result keeps no headers: its attempt log has them.
+        var result = finished.answer.map { $0.kept(configuration.resultBodyBytes) }
+        result?.headers = nil
         switch finished.step {
         case .next:
             action.persist = [.pollCounters]

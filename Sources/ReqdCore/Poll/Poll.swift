@@ -34,6 +34,8 @@ public struct Poll: Sendable, Hashable {
     public var progress: Double?
     public var lastStatus: Int?
     public var lastError: String?
+    /// An ephemeral poll's last requests (`AttemptLog`).
+    public var log = AttemptLog()
 
     /// Creates a poll whose first request starts at `firstStart`.
     public init(

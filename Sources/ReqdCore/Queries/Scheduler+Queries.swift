@@ -12,7 +12,9 @@ extension Scheduler {
             guard let job = knownJob(JobID(raw)), peer.mayAccess(ownerUID: job.owner) else {
                 return .failure(SchedulerError(.unknownJob, "no job '\(raw)'"))
             }
-            return .success(.job(JobResult(job: JobInfo(job, at: now))))
+            var info = JobInfo(job, at: now)
+            if request.attempts == true, let log = job.attemptLog { info.attempts = log.entries }
+            return .success(.job(JobResult(job: info)))
         }
         return .success(
             .summary(
@@ -23,6 +25,20 @@ extension Scheduler {
                     jobs: table.counts(visibleTo: peer), connections: subscriptions.count,
                     network: networkSummary(for: peer, at: now), limits: limitsSummary(for: peer), maxConnections: configuration.maxConnections,
                     targets: request.targets == true ? targetInfos(for: peer, at: now) : nil)))
+    }
+
+    /// `status`, whose reply waits for the store when it asks for an attempt log that only the
+    /// store holds: a durable request job's, or an ended durable poll's.
+    func status(
+        _ request: StatusRequest, peer: Peer, connection: ConnectionID, requestID: RequestID, at now: ClockReading,
+        into effects: inout [SchedulerEffect]
+    ) -> Result<ReplyBody, SchedulerError>? {
+        let outcome = status(request, peer: peer, at: now)
+        guard request.attempts == true, case .success(.job(let result)) = outcome,
+            result.job.durable, result.job.kind == .request || (result.job.kind == .poll && result.job.state != .active)
+        else { return outcome }
+        effects.append(.replyWithStoredAttempts(connection, requestID, result.job))
+        return nil
     }
 
     /// `list`: a page of the caller's jobs that match every filter, oldest first, from the cursor on.

@@ -24,7 +24,8 @@ extension Delivery {
         guard inFlight, let requestDeadline, requestDeadline <= now.instant else { return .none }
         let attempt = attempts
         let waited = DurationText.format(nanoseconds: configuration.requestTimeoutNanos)
-        var action = answered(.failure("no answer within \(waited)"), at: now, jitter: random.unit(), configuration: configuration)
+        var action = answered(
+            .failure("no answer within \(waited)"), address: nil, at: now, jitter: random.unit(), configuration: configuration)
         action.wire.insert(.abort(attempt: attempt), at: 0)
         action.timedOut = [String(RequestURL.origin(request.url))]
         return action
@@ -32,20 +33,23 @@ extension Delivery {
 
     /// Handles the end of an attempt; nil when it is not the attempt out now.
     mutating func httpFinished(
-        attempt: UInt32, _ outcome: HTTPOutcome, at now: ClockReading, random: inout RandomSource,
+        attempt: UInt32, _ outcome: HTTPOutcome, address: String? = nil, at now: ClockReading, random: inout RandomSource,
         configuration: SchedulerConfiguration
     ) -> JobAction? {
         guard inFlight, attempts == attempt else { return nil }
-        return answered(outcome, at: now, jitter: random.unit(), configuration: configuration)
+        return answered(outcome, address: address, at: now, jitter: random.unit(), configuration: configuration)
     }
 
-    /// The job succeeds, fails, is held, or plans its next attempt.
+    /// The job succeeds, fails, is held, or plans its next attempt; all but a hold (which gives
+    /// the attempt back) are logged (`JobAction.attempt`).
     private mutating func answered(
-        _ outcome: HTTPOutcome, at now: ClockReading, jitter: Double, configuration: SchedulerConfiguration
+        _ outcome: HTTPOutcome, address: String?, at now: ClockReading, jitter: Double, configuration: SchedulerConfiguration
     ) -> JobAction {
+        let (number, started) = (attempts, nextAttempt)
         let (step, answer) = finish(outcome, at: now, random: jitter, holding: true)
         if case .held(let why) = step { return hold(why) }
         var action = JobAction(network: .reachable, result: answer.map { $0.kept(configuration.resultBodyBytes) })
+        action.attempt = AttemptInfo(number: number, started: started, outcome, address: address, at: now)
         switch step {
         case .held:
             break

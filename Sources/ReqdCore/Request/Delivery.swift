@@ -30,13 +30,16 @@ public struct Delivery: Sendable, Hashable {
     public var held = false
     /// When the attempt out now is given up as unanswered.
     public var requestDeadline: Instant?
-    /// When the next attempt starts, while none is out.
+    /// When the next attempt starts, while none is out; while one is out (and after the last),
+    /// when that one was sent, for its attempt log.
     public var nextAttempt: Instant
     /// Started by an expiry that fired more than a second late (after downtime): its first attempt
     /// waits for a catch-up slot (`CatchupPacer`) however it comes to start.
     public var catchUp = false
     public var lastStatus: Int?
     public var lastError: String?
+    /// An ephemeral request job's last attempts (`AttemptLog`); a group member keeps none.
+    public var log = AttemptLog()
 
     /// Creates a delivery whose first attempt starts at `firstAttempt`.
     public init(
@@ -125,6 +128,7 @@ public struct Delivery: Sendable, Hashable {
     public mutating func start(at now: Instant, timeout: Int64) {
         attempts += 1
         inFlight = true
+        nextAttempt = now
         requestDeadline = now.advanced(by: timeout)
     }
 

@@ -179,6 +179,7 @@ extension Scheduler {
         }
         if ended.durable {
             persistProgress(of: ended, at: now, into: &effects)
+            if ended.kind == .poll { persistPollAttempts(id, releasing: true, into: &effects) }
         }
         if state == .dead {
             // Dead letters are kept longer, and leave through the one timer.

@@ -72,7 +72,8 @@ extension Scheduler {
 
     /// A request the scheduler asked for ended; a stale or unknown one changes nothing.
     mutating func httpFinished(
-        _ id: JobID, attempt: UInt32, _ outcome: HTTPOutcome, at now: ClockReading, into effects: inout [SchedulerEffect]
+        _ id: JobID, attempt: UInt32, _ outcome: HTTPOutcome, address: String? = nil, at now: ClockReading,
+        into effects: inout [SchedulerEffect]
     ) {
         ledger.ended(id, attempt: attempt)
         targetRequestEnded(id, attempt: attempt, CircuitBreaker.Verdict(outcome), at: now, into: &effects)
@@ -90,15 +91,46 @@ extension Scheduler {
         case .countdown, .schedule:
             action = nil
         case .poll:
-            action = table.polls[id]?.machine.httpFinished(attempt: attempt, outcome, at: now, configuration: configuration)
+            action = table.polls[id]?.machine.httpFinished(
+                attempt: attempt, outcome, address: address, at: now, configuration: configuration)
         case .request:
-            action = table.deliveries[id]?.machine.httpFinished(attempt: attempt, outcome, at: now, random: &random, configuration: configuration)
+            action = table.deliveries[id]?.machine.httpFinished(
+                attempt: attempt, outcome, address: address, at: now, random: &random, configuration: configuration)
         case .group:
             action = table.groups[id]?.machine.httpFinished(request: attempt, outcome, at: now, jitter: jitter, configuration: configuration)
         }
         guard let action else { return }
         perform(action, for: id, at: now, into: &effects)
         advance(id, at: now, into: &effects)
+    }
+
+    /// The executor learned where an attempt aborted at its request timeout had gone, after the
+    /// attempt was logged without an address: the log entry gets it, in the store or in memory.
+    mutating func attemptAddressed(_ id: JobID, attempt: UInt32, address: String, into effects: inout [SchedulerEffect]) {
+        guard let header = table[id], header.kind == .request || header.kind == .poll else { return }
+        if header.durable && (header.kind == .request || !header.isActive) {
+            effects.append(.persist(.attemptAddress(id.rawValue, number: Int(attempt), address: address)))
+        } else {
+            table.deliveries[id]?.machine.log.setAddress(address, ofAttempt: Int(attempt))
+            table.polls[id]?.machine.log.setAddress(address, ofAttempt: Int(attempt))
+        }
+    }
+
+    /// Writes the attempts a durable poll holds that the store does not have; with `releasing`
+    /// (the poll ended) its log leaves memory, since the store now has all of it.
+    mutating func persistPollAttempts(_ id: JobID, releasing: Bool, into effects: inout [SchedulerEffect]) {
+        guard let unwritten = table.polls[id]?.machine.log.takeUnwritten() else { return }
+        for attempt in unwritten { effects.append(.persist(.attempt(id.rawValue, attempt))) }
+        if releasing { table.polls[id]?.machine.log = AttemptLog() }
+    }
+
+    /// At shutdown: every active durable poll's attempts that the store does not have yet.
+    mutating func persistAllPollAttempts(into effects: inout [SchedulerEffect]) {
+        var pending: [JobID] = []
+        for (id, slot) in table.polls where slot.header.durable && slot.header.isActive && slot.machine.log.unwritten > 0 {
+            pending.append(id)
+        }
+        for id in pending { persistPollAttempts(id, releasing: false, into: &effects) }
     }
 
     /// Carries out what a job's machine asked for: the one place a `JobAction` becomes effects.
@@ -154,6 +186,16 @@ extension Scheduler {
                 for note in action.notes where note.type == .retrying || note.type == .held {
                     effects.append(.counted(note.type, header.kind))
                 }
+            }
+        }
+        if let attempt = action.attempt {
+            // A durable request job's attempt goes to the store now; a poll's waits in its log
+            // until it ends or the daemon stops (`AttemptLog`).
+            if table.deliveries[id]?.header.durable == true {
+                effects.append(.persist(.attempt(id.rawValue, attempt)))
+            } else {
+                table.deliveries[id]?.machine.log.append(attempt)
+                table.polls[id]?.machine.log.append(attempt)
             }
         }
         if !action.persist.isEmpty, table[id]?.durable == true {

@@ -28,7 +28,7 @@ extension Scheduler {
         case .cancel(let selector):
             outcome = cancel(selector, peer: peer, connection: connection, requestID: request.id, at: now, into: &effects)
         case .status(let status):
-            outcome = self.status(status, peer: peer, at: now)
+            outcome = self.status(status, peer: peer, connection: connection, requestID: request.id, at: now, into: &effects)
         case .list(let filter):
             outcome = list(filter, peer: peer, connection: connection, requestID: request.id, at: now)
         case .watch(let selector):

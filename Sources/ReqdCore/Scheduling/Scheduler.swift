@@ -128,8 +128,10 @@ public struct Scheduler: Sendable {
             fireDueTimers(at: now, into: &effects)
             // The one-shot timer has fired: always say how it should be armed now.
             armed = .distantPast
-        case .httpFinished(let id, let attempt, let outcome):
-            httpFinished(id, attempt: attempt, outcome, at: now, into: &effects)
+        case .httpFinished(let id, let attempt, let outcome, let address):
+            httpFinished(id, attempt: attempt, outcome, address: address, at: now, into: &effects)
+        case .attemptAddressed(let id, let attempt, let address):
+            attemptAddressed(id, attempt: attempt, address: address, into: &effects)
         case .commitCompleted(let token, let failure):
             completeCommit(token, failure: failure, at: now, into: &effects)
         case .restore(let records):
@@ -154,6 +156,7 @@ public struct Scheduler: Sendable {
             rezoneLocalSchedules(at: now, into: &effects)
         case .shutdown:
             shuttingDown = true
+            persistAllPollAttempts(into: &effects)
         }
         if !ledger.freed.isEmpty { startWaitingJobs(at: now, into: &effects) }
         if !limiter.freed.isEmpty { startTargetWaiters(at: now, into: &effects) }

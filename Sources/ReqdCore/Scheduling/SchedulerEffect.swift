@@ -12,6 +12,9 @@ public enum SchedulerEffect: Sendable {
     case deliver(JobEvent, to: [Recipient])
     /// Write a change to the store, in order with every other change.
     case persist(StoreChange)
+    /// Reply to a `status` with `info` and its job's attempt log, which only the store holds (a
+    /// durable job's): read it after every change emitted before this one.
+    case replyWithStoredAttempts(ConnectionID, RequestID, JobInfo)
     /// Report `commitCompleted(token)` once every change emitted before this one is committed.
     case commitBarrier(CommitToken)
     /// Start an HTTP request and report its end with `httpFinished`.

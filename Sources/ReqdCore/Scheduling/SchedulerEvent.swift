@@ -11,7 +11,10 @@ public enum SchedulerEvent: Sendable {
     /// The one timer fired.
     case timerFired
     /// A request the scheduler asked for (with `.send`) ended.
-    case httpFinished(JobID, attempt: UInt32, HTTPOutcome)
+    case httpFinished(JobID, attempt: UInt32, HTTPOutcome, address: String? = nil)
+    /// The address a request aborted at its request timeout had been sent to, learned after the
+    /// abort (a `send`'s end otherwise carries it in `httpFinished`).
+    case attemptAddressed(JobID, attempt: UInt32, address: String)
     /// The store finished the batch that a `commitBarrier` closed: `nil` on success, else why it failed.
     case commitCompleted(CommitToken, failure: String?)
     /// Jobs read from the store at start-up, all at once.

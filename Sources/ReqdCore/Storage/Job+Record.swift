@@ -16,7 +16,8 @@ extension Job {
                     onExpire: detail.onExpire.map { Box($0.delivery(firstAttempt: expiry)) },
                     spawned: detail.spawned.map(JobID.init)))
         case .poll:
-            guard let poll = detail.poll?.resumed(at: now, createdAt: record.createdAt, maxBackoff: maxPollBackoff) else { return nil }
+            guard var poll = detail.poll?.resumed(at: now, createdAt: record.createdAt, maxBackoff: maxPollBackoff) else { return nil }
+            if let attempts = record.attempts { poll.log = AttemptLog(written: attempts) }
             work = .poll(poll)
         case .request:
             guard let delivery = detail.request?.resumed(at: now, createdAt: record.createdAt) else { return nil }

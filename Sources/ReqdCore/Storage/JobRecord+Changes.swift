@@ -14,6 +14,9 @@ extension JobRecord {
             if let count = detail.group?.counters.members.count, index < count {
                 detail.group?.counters.members[index] = member
             }
+        case .attempt, .attemptAddress:
+            // Attempts live apart from the job's row.
+            break
         case .delete:
             return false
         }

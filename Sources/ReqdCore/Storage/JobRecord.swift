@@ -18,6 +18,9 @@ public struct JobRecord: Sendable, Hashable {
     public var lateByNanos: Int64?
     /// Everything else about the job, kind by kind; boxed, as it is large and often empty.
     private var detailBox: Box<JobDetail>?
+    /// An active poll's last attempts, read back at start-up: it keeps them in memory while it
+    /// runs (`AttemptLog`). The store keeps them apart from the row (`StoreChange.attempt`).
+    public var attempts: [AttemptInfo]?
 
     public init(
         id: String, owner: UInt32, kind: JobKind, state: JobState, key: String?, scope: String?,

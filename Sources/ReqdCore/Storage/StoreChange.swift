@@ -12,6 +12,10 @@ public enum StoreChange: Sendable, Hashable {
     case pollCounters(String, PollCounters)
     /// Record how one member of an active group ended, leaving the rest of the group as it is.
     case groupMember(String, index: Int, MemberRecord)
+    /// Add an attempt to a job's attempt log, which keeps the last `AttemptInfo.kept`.
+    case attempt(String, AttemptInfo)
+    /// Set the address of the job's last logged attempt, when it is attempt `number` and has none.
+    case attemptAddress(String, number: Int, address: String)
     /// Remove a job's row (its retention has passed).
     case delete(String)
 }
@@ -21,7 +25,8 @@ extension StoreChange {
     public var jobID: String {
         switch self {
         case .insert(let record): record.id
-        case .progress(let id, _), .pollCounters(let id, _), .groupMember(let id, _, _), .delete(let id): id
+        case .progress(let id, _), .pollCounters(let id, _), .groupMember(let id, _, _), .attempt(let id, _),
+            .attemptAddress(let id, _, _), .delete(let id): id
         }
     }
 }

@@ -58,23 +58,46 @@ public final class HTTPExecutor: Sendable {
     private let state = Mutex(State())
     /// Set when a request failed for lack of descriptors, until one is free again (`start`).
     private let descriptorsShort = Atomic(false)
-    private let onFinish: @Sendable (JobID, UInt32, HTTPOutcome) -> Void
+    private let onFinish: @Sendable (JobID, UInt32, HTTPOutcome, String?) -> Void
+    /// Where each attempt went, for the attempt log.
+    private let recorder: AttemptAddressRecorder
+    private let onAbortedAddress: (@Sendable (JobID, UInt32, String) -> Void)?
     private let metrics: DaemonMetrics?
     /// The TLS configurations made for targets' files (`tlsConfiguration(for:)`).
     private let tlsConfigurations = Mutex<[TargetTLS: TLSConfiguration]>([:])
 
     /// Creates the client and its event loops, and the target gate when `policy` can refuse anything.
     ///
-    /// - Parameter onFinish: called from an event loop when a request ends, however it ends.
+    /// - Parameters:
+    ///   - onFinish: called from an event loop when a request ends, however it ends, with the
+    ///     address the request was sent to when it reached a connection.
+    ///   - onAbortedAddress: called from `abort` with the address an aborted request had been
+    ///     sent to, for the attempt log of a request aborted at its timeout.
     public init(
         settings: HTTPSettings, policy: TargetPolicy = TargetPolicy(), logger: Logger = Logger(label: "reqd"),
-        metrics: DaemonMetrics? = nil, onFinish: @escaping @Sendable (JobID, UInt32, HTTPOutcome) -> Void
+        metrics: DaemonMetrics? = nil, onAbortedAddress: (@Sendable (JobID, UInt32, String) -> Void)? = nil,
+        onFinish: @escaping @Sendable (JobID, UInt32, HTTPOutcome, String?) -> Void
     ) throws {
         self.settings = settings
         self.metrics = metrics
         self.onFinish = onFinish
+        self.onAbortedAddress = onAbortedAddress
         group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, settings.threads))
+        if policy.isActive {
+            do {
+                gate = try TargetGate(policy: policy, settings: settings, group: group, logger: logger)
+            } catch {
+                try? group.syncShutdownGracefully()
+                throw error
+            }
+        } else {
+            gate = nil
+        }
+        let recorder = AttemptAddressRecorder(gate: gate)
+        self.recorder = recorder
         var configuration = Self.clientConfiguration(settings)
+        configuration.http1_1ConnectionDebugInitializer = { recorder.install(on: $0) }
+        configuration.http2StreamChannelDebugInitializer = { recorder.install(on: $0) }
         var proxied: [ProxySettings.Proxy: HTTPClient] = [:]
         for proxy in Set([settings.proxies.http, settings.proxies.https].compactMap { $0 }) {
             var through = configuration
@@ -84,19 +107,9 @@ public final class HTTPExecutor: Sendable {
             proxied[proxy] = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: through)
         }
         self.proxied = proxied
-        if policy.isActive {
-            let gate: TargetGate
-            do {
-                gate = try TargetGate(policy: policy, settings: settings, group: group, logger: logger)
-            } catch {
-                try? group.syncShutdownGracefully()
-                throw error
-            }
+        if let gate {
             configuration.proxy = .server(
                 host: "127.0.0.1", port: gate.port, authorization: .basic(username: "reqd", password: gate.checkpoint.password))
-            self.gate = gate
-        } else {
-            gate = nil
         }
         client = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: configuration)
     }
@@ -152,7 +165,7 @@ public final class HTTPExecutor: Sendable {
                 // host's next request starts from there too, not by recursion here.
                 group.next().execute {
                     self.finished(host: host)
-                    self.report(send.job, send.attempt, .unreachable(why), since: nil)
+                    self.report(key, .unreachable(why), since: nil)
                 }
                 return
             }
@@ -163,6 +176,7 @@ public final class HTTPExecutor: Sendable {
             var headers = HTTPHeaders()
             for header in send.request.headers { headers.add(name: header.name, value: header.value) }
             if !headers.contains(name: "User-Agent") { headers.add(name: "User-Agent", value: Self.userAgent) }
+            headers.replaceOrAdd(name: AttemptAddressRecorder.header, value: AttemptAddressRecorder.tag(job: send.job.rawValue, attempt: send.attempt))
             // The client asks for gzip and deflate itself unless a request names what it accepts.
             if !send.acceptCompressed, !headers.contains(name: "Accept-Encoding") { headers.add(name: "Accept-Encoding", value: "identity") }
             if let signing = send.signing {
@@ -173,7 +187,7 @@ public final class HTTPExecutor: Sendable {
                 body: send.request.body.map { .bytes($0) }, tlsConfiguration: try send.tls.map(tlsConfiguration(for:)))
         } catch {
             finished(host: host)
-            report(send.job, send.attempt, .failure(Self.describe(error, settings: settings)), since: nil)
+            report(Attempt(job: send.job, attempt: send.attempt), .failure(Self.describe(error, settings: settings)), since: nil)
             return
         }
         let key = Attempt(job: send.job, attempt: send.attempt)
@@ -184,6 +198,7 @@ public final class HTTPExecutor: Sendable {
             sameOriginOnly: settings.maxRedirects > 0 && (send.signing != nil || send.tls?.clientCertPEM != nil))
         let via = settings.proxies.proxy(for: send.request.url).flatMap { proxied[$0] } ?? client
         let started = SystemClock.now().instant
+        recorder.expect(AttemptAddressRecorder.tag(job: key.job.rawValue, attempt: key.attempt))
         let task = via.execute(request: request, delegate: delegate)
         state.withLock { $0.slots[key] = .running(task) }
         let (parseJSON, keepHeaders) = (send.parseJSON, send.keepHeaders)
@@ -193,9 +208,9 @@ public final class HTTPExecutor: Sendable {
             guard wanted else { return }
             switch result {
             case .success(let response):
-                self.report(key.job, key.attempt, .response(Self.answer(response, parseJSON: parseJSON, keepHeaders: keepHeaders)), since: started)
+                self.report(key, .response(Self.answer(response, parseJSON: parseJSON, keepHeaders: keepHeaders)), since: started)
             case .failure(let error):
-                self.report(key.job, key.attempt, self.outcome(of: error, lastHop: delegate.lastHop), since: started)
+                self.report(key, self.outcome(of: error, lastHop: delegate.lastHop), since: started)
             }
         }
     }
@@ -213,10 +228,12 @@ public final class HTTPExecutor: Sendable {
         return configuration
     }
 
-    /// Counts a request's end, and how long it took when it went out, then reports it.
-    private func report(_ job: JobID, _ attempt: UInt32, _ outcome: HTTPOutcome, since started: Instant?) {
+    /// Counts a request's end, and how long it took when it went out, then reports it with the
+    /// address it was sent to.
+    private func report(_ key: Attempt, _ outcome: HTTPOutcome, since started: Instant?) {
         metrics?.httpFinished(outcome, nanoseconds: started.map { SystemClock.now().instant.nanoseconds(since: $0) })
-        onFinish(job, attempt, outcome)
+        let address = started == nil ? nil : recorder.take(AttemptAddressRecorder.tag(job: key.job.rawValue, attempt: key.attempt))
+        onFinish(key.job, key.attempt, outcome, address)
     }
 
     /// Frees a host's slot and starts the next request waiting for it, if any.
@@ -277,7 +294,11 @@ public final class HTTPExecutor: Sendable {
     /// Cancels a request: on the wire when it is out, from the queue when it waits. Its end is not reported.
     public func abort(job: JobID, attempt: UInt32) {
         let slot = state.withLock { $0.slots.removeValue(forKey: Attempt(job: job, attempt: attempt)) }
-        if case .running(let task) = slot { task.cancel() }
+        guard case .running(let task) = slot else { return }
+        task.cancel()
+        if let address = recorder.take(AttemptAddressRecorder.tag(job: job.rawValue, attempt: attempt)) {
+            onAbortedAddress?(job, attempt, address)
+        }
     }
 
     /// Cancels everything still out and closes the pool.

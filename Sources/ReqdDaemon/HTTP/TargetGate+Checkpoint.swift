@@ -27,6 +27,9 @@ extension TargetGate {
         let password: String
         let settings: HTTPSettings
         let failures = Mutex(FailureLog())
+        /// The address each open tunnel reached, by the port of the client's end of it, with the
+        /// tunnel's channel, so a closing tunnel never forgets a newer one on the same port.
+        let tunnels = Mutex<[Int: (channel: ObjectIdentifier, address: String)]>([:])
         private let policy: TargetPolicy
 
         init(policy: TargetPolicy, settings: HTTPSettings) {

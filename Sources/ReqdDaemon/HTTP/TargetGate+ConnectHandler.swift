@@ -96,6 +96,16 @@ extension TargetGate {
                 return
             }
             state = .done
+            // Known before the client hears 200, so its first request finds where it goes.
+            if let client = context.channel.remoteAddress?.port, let reached = peer.remoteAddress?.hostPortText {
+                let tunnel = ObjectIdentifier(context.channel)
+                checkpoint.tunnels.withLock { $0[client] = (tunnel, reached) }
+                context.channel.closeFuture.whenComplete { [checkpoint] _ in
+                    checkpoint.tunnels.withLock { tunnels in
+                        if tunnels[client]?.channel == tunnel { tunnels[client] = nil }
+                    }
+                }
+            }
             context.write(wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: .ok))), promise: nil)
             context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { written in
                 let (ours, theirs) = TunnelHandler.matchedPair()

@@ -70,6 +70,11 @@ public final class TargetGate: Sendable {
         checkpoint.failures.withLock { $0.failure(for: hostPort.lowercased(), now: .now()) }
     }
 
+    /// The address the tunnel reached whose client end is on local port `port`, while it is open.
+    public func upstream(forClientPort port: Int) -> String? {
+        checkpoint.tunnels.withLock { $0[port]?.address }
+    }
+
     /// Stops listening; tunnels already open end with their connections.
     public func close() {
         try? listener.close().wait()

@@ -12,7 +12,9 @@ import ReqdProtocol
 /// lines to its sink in one send. As in AsyncHTTPClient's pool, which changes its state under the
 /// lock and does its I/O after, nothing an outside call does can meet a half-sorted turn.
 /// Confined to the loop's queue.
-final class EffectRunner {
+final class EffectRunner: @unchecked Sendable {
+    // @unchecked Sendable: every stored var is touched only on `queue` (asserted in each entry
+    // point); the store's reply to an attempt-log read hops back to `queue` before it sends.
     private enum WireOperation {
         case send(HTTPSend)
         case abort(JobID, attempt: UInt32)
@@ -73,6 +75,7 @@ final class EffectRunner {
         dispatchPrecondition(condition: .onQueue(queue))
         var outputs: [ConnectionID: [OutboundMessage]] = [:]
         var batch = StoreBatch()
+        var storedAttemptReplies: [(ConnectionID, RequestID, JobInfo)] = []
         for effect in effects {
             switch effect {
             case .arm(let instant):
@@ -100,6 +103,8 @@ final class EffectRunner {
                 }
             case .persist(let change):
                 batch.changes.append(change)
+            case .replyWithStoredAttempts(let connection, let id, let info):
+                storedAttemptReplies.append((connection, id, info))
             case .commitBarrier(let token):
                 batch.barriers.append(token)
             case .send(let send):
@@ -153,7 +158,33 @@ final class EffectRunner {
         for (connection, messages) in outputs {
             sinks[connection]?.send(messages)
         }
+        for (connection, id, info) in storedAttemptReplies {
+            replyWithStoredAttempts(connection, id, info)
+        }
         return feedback
+    }
+
+    /// Reads an ended durable job's attempt log from the store (after this turn's batch) and
+    /// replies on the loop's queue; a store that cannot read it answers `storage_unavailable`.
+    private func replyWithStoredAttempts(_ connection: ConnectionID, _ id: RequestID, _ info: JobInfo) {
+        guard let store else {
+            sinks[connection]?.send([.response(Response(id: id, outcome: .success(.job(JobResult(job: info)))))])
+            return
+        }
+        store.attempts(of: info.id) { [queue] attempts in
+            queue.async {
+                dispatchPrecondition(condition: .onQueue(self.queue))
+                let outcome: Result<ReplyBody, SchedulerError>
+                if let attempts {
+                    var info = info
+                    info.attempts = attempts
+                    outcome = .success(.job(JobResult(job: info)))
+                } else {
+                    outcome = .failure(SchedulerError(.storageUnavailable, "the store could not read the attempts of job '\(info.id)'"))
+                }
+                self.sinks[connection]?.send([.response(Response(id: id, outcome: outcome.mapError(WireErrorMapping.wireError)))])
+            }
+        }
     }
 
     /// Refusals the journal carries: the daemon or a user at a limit, or the disk failing. Bad

@@ -11,13 +11,19 @@ import Synchronization
 /// commit), so durability costs one fsync per busy period, not one per job. After each commit the
 /// store reports every barrier of the merged batches as done, or as failed with the reason.
 public final class JobStore: @unchecked Sendable {
-    // @unchecked Sendable: `database`, `unwritten` and `encoder` are touched only on `queue` (asserted);
+    // @unchecked Sendable: `database`, `unwritten`, `encoder`, `attemptWriter` and `attemptSequence`
+    // are touched only on `queue` (asserted);
     // `pending` is guarded by its Mutex.
     private let queue = DispatchQueue(label: "reqd.store")
     private let database: SQLiteDatabase
     private let pending = Mutex<(batches: [StoreBatch], scheduled: Bool)>(([], false))
     private var unwritten: [StoreChange] = []
     private let encoder = CompactJSONEncoder()
+    private var attemptWriter = JSONWriter(capacity: 1024)
+    /// Orders attempt rows: it starts at the wall clock's nanoseconds when the store opens and
+    /// counts up one per row, so rows keep their order whatever the clock does while the daemon
+    /// runs, and a later start begins past them.
+    private var attemptSequence = Int64(Date().timeIntervalSince1970 * 1e9)
     private let onCommit: @Sendable ([CommitToken], String?) -> Void
     private let metrics: DaemonMetrics?
 
@@ -76,6 +82,18 @@ public final class JobStore: @unchecked Sendable {
                     else { return }
                     members[id, default: []].append((Int(index), member))
                 }
+
+                // An active poll holds its attempts in memory while it runs.
+                var attempts: [String: [AttemptInfo]] = [:]
+                try database.run(
+                    """
+                    SELECT a.job, a.detail FROM attempts a JOIN jobs j ON j.id = a.job
+                    WHERE j.state = 'active' AND j.kind = 'poll' ORDER BY a.job, a.seq
+                    """, []
+                ) { row in
+                    guard let id = row.text(0), let attempt = row.text(1).flatMap(Self.decodeAttempt) else { return }
+                    attempts[id, default: []].append(attempt)
+                }
                 let total = Int(try database.scalar("SELECT count(*) FROM jobs"))
                 var chunk: [JobRecord] = []
                 chunk.reserveCapacity(min(chunkSize, total))
@@ -113,6 +131,7 @@ public final class JobStore: @unchecked Sendable {
                         if let counters = Self.counters(row.text(24), of: kind) { progress.counters = counters }
                         record.apply(progress)
                     }
+                    if let log = attempts[id] { record.attempts = log }
                     if kind == .group, let ended = members[id] {
                         for member in ended { _ = record.apply(.groupMember(id, index: member.index, member.record)) }
                     }
@@ -129,6 +148,31 @@ public final class JobStore: @unchecked Sendable {
             return nil
         } }
         if let failure { throw failure }
+    }
+
+    /// Reads a job's attempt log, oldest first, after every batch submitted before this call, and
+    /// hands it to `then` on the store's queue; nil when it cannot be read. Attempts of a failed
+    /// commit that wait to be written again are in it.
+    public func attempts(of id: String, _ then: @escaping @Sendable ([AttemptInfo]?) -> Void) {
+        queue.async {
+            dispatchPrecondition(condition: .onQueue(self.queue))
+            var log = AttemptLog()
+            do throws(DaemonError) {
+                try self.database.run("SELECT detail FROM attempts WHERE job = ?1 ORDER BY seq", [.text(id)]) { row in
+                    if let attempt = row.text(0).flatMap(Self.decodeAttempt) { log.append(attempt) }
+                }
+            } catch {
+                return then(nil)
+            }
+            for change in self.unwritten where change.jobID == id {
+                switch change {
+                case .attempt(_, let attempt): log.append(attempt)
+                case .attemptAddress(_, let number, let address): log.setAddress(address, ofAttempt: number)
+                default: break
+                }
+            }
+            then(log.entries)
+        }
     }
 
     /// Queues a batch for the next transaction.
@@ -212,9 +256,28 @@ public final class JobStore: @unchecked Sendable {
                 try database.run(
                     "INSERT OR REPLACE INTO group_members (job, idx, detail) VALUES (?1, ?2, ?3)",
                     [.text(id), .integer(Int64(index)), .text(try encode(member))])
+            case .attempt(let id, let attempt):
+                // Written by the wire's own JSON writer: a poll writes one per answer.
+                attemptWriter.removeAll()
+                attempt.write(to: &attemptWriter)
+                attemptSequence += 1
+                try database.run(
+                    "INSERT OR REPLACE INTO attempts (job, slot, seq, detail) VALUES (?1, ?2, ?3, ?4)",
+                    [
+                        .text(id), .integer(Self.slot(of: attempt.number)), .integer(attemptSequence),
+                        .text(String(decoding: attemptWriter.bytes, as: UTF8.self)),
+                    ])
+            case .attemptAddress(let id, let number, let address):
+                try database.run(
+                    """
+                    UPDATE attempts SET detail = json_set(detail, '$.address', ?3)
+                    WHERE job = ?1 AND slot = ?4
+                      AND json_extract(detail, '$.number') = ?2 AND json_extract(detail, '$.address') IS NULL
+                    """, [.text(id), .integer(Int64(number)), .text(address), .integer(Self.slot(of: number))])
             case .delete(let id):
                 try database.run("DELETE FROM jobs WHERE id = ?1", [.text(id)])
                 try database.run("DELETE FROM group_members WHERE job = ?1", [.text(id)])
+                try database.run("DELETE FROM attempts WHERE job = ?1", [.text(id)])
             }
         }
         try database.execute("COMMIT")
@@ -282,6 +345,15 @@ public final class JobStore: @unchecked Sendable {
         }
     }
 
+    /// The row an attempt takes in its job's log: the one five attempts before it had it.
+    private static func slot(of number: Int) -> Int64 {
+        Int64((max(number, 1) - 1) % AttemptInfo.kept)
+    }
+
+    private static func decodeAttempt(_ text: String) -> AttemptInfo? {
+        try? JSONDecoder().decode(AttemptInfo.self, from: Data(text.utf8))
+    }
+
     private static func decodeMember(_ text: String) -> MemberRecord? {
         try? JSONDecoder().decode(MemberRecord.self, from: Data(text.utf8))
     }
@@ -309,6 +381,7 @@ public final class JobStore: @unchecked Sendable {
     private static func latestPerJob(_ changes: [StoreChange]) -> [StoreChange] {
         var merged: [String: (order: Int, change: StoreChange)] = [:]
         var members: [String: [Int: (order: Int, change: StoreChange)]] = [:]
+        var attemptChanges: [String: [(order: Int, change: StoreChange)]] = [:]
         for (order, change) in changes.enumerated() {
             let id = change.jobID
             switch change {
@@ -321,16 +394,27 @@ public final class JobStore: @unchecked Sendable {
                 }
             case .groupMember(_, let index, _):
                 members[id, default: [:]][index] = (order, change)
+            case .attempt, .attemptAddress:
+                // Every attempt is a row of its own: the last few of each job are kept, with
+                // what sets their address, in order.
+                var kept = attemptChanges[id, default: []]
+                kept.append((order, change))
+                if kept.count > 2 * AttemptInfo.kept { kept.removeFirst(kept.count - 2 * AttemptInfo.kept) }
+                attemptChanges[id] = kept
             case .progress:
                 // It carries every changing column, counters included.
                 merged[id] = (order, change)
-            case .insert, .delete:
-                // A whole row (or its removal) supersedes every member change before it.
+            case .insert:
+                // A whole row supersedes every member change before it; its attempts live apart.
                 members[id] = nil
+                merged[id] = (order, change)
+            case .delete:
+                members[id] = nil
+                attemptChanges[id] = nil
                 merged[id] = (order, change)
             }
         }
-        let kept = Array(merged.values) + members.values.flatMap(\.values)
+        let kept = Array(merged.values) + members.values.flatMap(\.values) + attemptChanges.values.flatMap { $0 }
         return kept.sorted { $0.order < $1.order }.map(\.change)
     }
 }

@@ -55,6 +55,17 @@ enum StoreSchema {
         ALTER TABLE jobs ADD COLUMN spawned TEXT;
         ALTER TABLE jobs ADD COLUMN counters TEXT;
         """,
+        // Version 6: a request or poll job's attempt log. Attempt N takes slot (N - 1) mod 5, so a
+        // new attempt replaces the one five before it in one write; `seq` orders them.
+        """
+        CREATE TABLE attempts (
+            job    TEXT NOT NULL,
+            slot   INTEGER NOT NULL,
+            seq    INTEGER NOT NULL,
+            detail TEXT NOT NULL,
+            PRIMARY KEY (job, slot)
+        ) WITHOUT ROWID;
+        """,
     ]
 
     /// The version a fully migrated file has.

@@ -11,7 +11,11 @@ extension RequestBody {
         case .retry: self = .retry(RetryRequest(job: try object.string("job")))
         case .delete: self = .delete(DeleteRequest(job: try object.string("job")))
         case .cancel: self = .cancel(try JobSelector(wire: object))
-        case .status: self = .status(StatusRequest(job: try object.optionalString("job"), targets: try object.optionalBool("targets")))
+        case .status:
+            self = .status(
+                StatusRequest(
+                    job: try object.optionalString("job"), targets: try object.optionalBool("targets"),
+                    attempts: try object.optionalBool("attempts")))
         case .list:
             self = .list(
                 ListRequest(

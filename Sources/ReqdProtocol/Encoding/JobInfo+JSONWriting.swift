@@ -25,6 +25,7 @@ extension JobInfo: JSONWritable {
         writer.bool("bound_to_connection", boundToConnection)
         writer.value("result", result)
         writer.string("error", error)
+        if let attempts { writer.array("attempts", attempts) }
         writer.endObject()
     }
 }

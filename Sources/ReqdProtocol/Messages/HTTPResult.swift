@@ -1,10 +1,7 @@
 /// The answer that ended a job: its HTTP status, its headers for request jobs, and the start of its body.
 public struct HTTPResult: Codable, Sendable, Hashable {
     public var status: Int
-    /// The headers joined into one string, a line each: an ended request job is kept for its
-    /// retention, and one allocation for its headers costs a third of one per header. A response
-    /// header cannot hold a line break, so the lines split back as they were.
-    private var headerLines: String?
+    private var headerLines: HeaderLines?
     /// The body as text (invalid UTF-8 replaced), cut to the configured size.
     public var body: String
     /// Whether `body` was cut.
@@ -19,10 +16,8 @@ public struct HTTPResult: Codable, Sendable, Hashable {
 
     /// The response headers as `Name: value` lines; request jobs keep them, poll jobs do not.
     public var headers: [String]? {
-        get {
-            headerLines.map { $0.isEmpty ? [] : $0.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) }
-        }
-        set { headerLines = newValue.map { $0.joined(separator: "\n") } }
+        get { headerLines?.lines }
+        set { headerLines = newValue.map(HeaderLines.init) }
     }
 
     enum CodingKeys: String, CodingKey {

@@ -39,6 +39,8 @@ public struct JobInfo: Codable, Sendable, Hashable {
     public var result: HTTPResult?
     /// Why a failed job failed.
     public var error: String?
+    /// A request or poll job's last attempts, oldest first, when `status` asked for them.
+    public var attempts: [AttemptInfo]?
 
     public init(
         id: String, kind: JobKind, state: JobState, owner: UInt32, key: String?, scope: String?, durable: Bool,
@@ -75,6 +77,6 @@ public struct JobInfo: Codable, Sendable, Hashable {
         case onExpire = "on_expire"
         case poll, request, group, schedule
         case boundToConnection = "bound_to_connection"
-        case result, error
+        case result, error, attempts
     }
 }

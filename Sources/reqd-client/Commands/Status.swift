@@ -12,15 +12,19 @@ struct Status: ParsableCommand {
     @Flag(help: "With the summary, each target's limits and live state: tokens, in flight, waiting, pause, last error, requests in the last minute.")
     var targets = false
 
+    @Flag(help: "With a request or poll job, its last 5 attempts: start, duration, address, status, error and response headers.")
+    var attempts = false
+
     func validate() throws {
         if targets, job != nil { throw ValidationError("--targets goes with the daemon summary, not with a job id") }
+        if attempts, job == nil { throw ValidationError("--attempts goes with a job id") }
     }
 
     func run() throws {
         try runReporting {
             let connection = try global.connect()
             if let job {
-                let result = try connection.call(.status(StatusRequest(job: job)), as: JobResult.self)
+                let result = try connection.call(.status(StatusRequest(job: job, attempts: attempts ? true : nil)), as: JobResult.self)
                 if global.json { Output.json(result) } else { Output.raw(Self.describe(result.job)) }
             } else {
                 let summary = try connection.call(.status(StatusRequest(targets: targets ? true : nil)), as: DaemonSummary.self)
@@ -98,9 +102,28 @@ struct Status: ParsableCommand {
         }
         if let error = job.error { rows.append(("error", error)) }
         var text = rows.map { "\($0.0.padding(12))\($0.1)\n" }.joined()
+        if let attempts = job.attempts { text += describe(attempts) }
         if let result = job.result {
             text += "result      status \(result.status)\(result.truncated ? " (body cut)" : "")\n"
             if !result.body.isEmpty { text += result.body + (result.body.hasSuffix("\n") ? "" : "\n") }
+        }
+        return text
+    }
+
+    /// The attempt log, oldest first: a line per attempt, then its headers indented. The last
+    /// attempt's body is the `result` printed after it.
+    static func describe(_ attempts: [AttemptInfo]) -> String {
+        guard !attempts.isEmpty else { return "attempts    none logged\n" }
+        var text = ""
+        for attempt in attempts {
+            var line = "attempt \(attempt.number)".padding(12) + attempt.startedAt.rfc3339
+            line += "  " + DurationText.format(nanoseconds: Int64(attempt.durationMs * 1e6))
+            line += "  " + (attempt.address ?? "no connection")
+            if let status = attempt.status { line += "  status \(status)" }
+            if let error = attempt.error { line += "  " + error }
+            text += line + "\n"
+            for header in attempt.headers ?? [] { text += "".padding(14) + header + "\n" }
+            if attempt.headersTruncated == true { text += "".padding(14) + "(more headers past 2 KB not kept)\n" }
         }
         return text
     }

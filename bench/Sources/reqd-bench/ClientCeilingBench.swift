@@ -112,7 +112,7 @@ private func executorRate(
     let stop = Atomic(false)
     let holder = Mutex<HTTPExecutor?>(nil)
     let request = HTTPRequestSpec(method: "GET", url: url)
-    let executor = try HTTPExecutor(settings: settings, policy: policy) { job, attempt, outcome in
+    let executor = try HTTPExecutor(settings: settings, policy: policy) { job, attempt, outcome, _ in
         if case .response = outcome { count.add(1, ordering: .relaxed) }
         guard !stop.load(ordering: .relaxed), let executor = holder.withLock({ $0 }) else { return }
         executor.execute(HTTPSend(job: job, attempt: attempt &+ 1, request: request, parseJSON: true))

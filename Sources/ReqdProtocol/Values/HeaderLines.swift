@@ -1,0 +1,16 @@
+/// Response headers as `Name: value` lines, held as one string with a line break between each.
+///
+/// A kept answer or a logged attempt lives for a job's retention, and one allocation for all of
+/// its headers costs a third of one per header. A response header cannot hold a line break, so
+/// the lines split back as they were.
+struct HeaderLines: Sendable, Hashable {
+    private var joined: String
+
+    init(_ lines: [String]) {
+        joined = lines.joined(separator: "\n")
+    }
+
+    var lines: [String] {
+        joined.isEmpty ? [] : joined.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+import ReqdTestSupport
+import Synchronization
+import Testing
+
+/// `reqd-client --json status JOB --attempts`, parsed.
+private func attempts(of job: String, socket: String) throws -> [[String: Any]] {
+    let outcome = try Binaries.client(["--json", "status", job, "--attempts"], socket: socket)
+    #expect(outcome.status == 0, "\(outcome.stderr)")
+    let reply = try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any]
+    let view = try #require(reply?["job"] as? [String: Any])
+    return try #require(view["attempts"] as? [[String: Any]])
+}
+
+@Suite("Attempt logs through the binaries: status --attempts, the address connected to, a restart", .serialized)
+struct AttemptLogBinaryTests {
+    /// A server whose first answer is 503 and the rest 200, each with an `X-Trace` header.
+    private static func flakyServer() throws -> TestHTTPServer {
+        let answers = Mutex(0)
+        return try TestHTTPServer { _ in
+            let count = answers.withLock { count in count += 1; return count }
+            var reply = TestHTTPServer.Reply(status: count == 1 ? 503 : 200, body: "{\"n\":\(count)}")
+            reply.headers.append(("X-Trace", "answer-\(count)"))
+            return reply
+        }
+    }
+
+    @Test("a durable job's attempts show start, duration, 127.0.0.1:PORT, status and headers; the private tag header never reaches the server; they survive a restart")
+    func durable() throws {
+        let server = try Self.flakyServer()
+        defer { server.shutdown() }
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var daemon: DaemonProcess? = try DaemonProcess(directory: directory)
+        let outcome = try Binaries.client(
+            ["--json", "submit", "POST", server.url("/hook"), "--data", "{}", "--max-attempts", "3", "--backoff", "100ms..200ms", "--wait"],
+            socket: daemon!.socket, timeout: 15)
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        let records = server.records(path: "/hook")
+        try #require(records.count == 2)
+        let job = try #require(records[0].header("Idempotency-Key"))
+        #expect(records.allSatisfy { $0.header("x-reqd-attempt") == nil }, "the tag is taken out before the request is encoded")
+
+        for round in ["before the restart", "after the restart, from the store"] {
+            let log = try attempts(of: job, socket: daemon!.socket)
+            try #require(log.count == 2, "\(round)")
+            #expect(log.map { $0["number"] as? Int } == [1, 2], "\(round)")
+            #expect(log.map { $0["status"] as? Int } == [503, 200], "\(round)")
+            #expect(log.allSatisfy { $0["address"] as? String == "127.0.0.1:\(server.port)" }, "\(round): \(log)")
+            #expect(log.allSatisfy { ($0["duration_ms"] as? Double ?? -1) >= 0 && $0["started_at"] is String }, "\(round)")
+            let headers = log.map { ($0["headers"] as? [String]) ?? [] }
+            #expect(headers[0].contains("X-Trace: answer-1") && headers[1].contains("X-Trace: answer-2"), "\(round): \(headers)")
+            if round.hasPrefix("before") {
+                daemon?.stop()
+                daemon = try DaemonProcess(directory: directory)
+            }
+        }
+        let human = try Binaries.client(["status", job, "--attempts"], socket: daemon!.socket)
+        #expect(human.status == 0)
+        #expect(human.stdout.contains("attempt 1") && human.stdout.contains("attempt 2"), "\(human.stdout)")
+        #expect(human.stdout.contains("127.0.0.1:\(server.port)  status 503"), "\(human.stdout)")
+        #expect(human.stdout.contains("X-Trace: answer-2"), "\(human.stdout)")
+        let plain = try Binaries.client(["--json", "status", job], socket: daemon!.socket)
+        #expect(!plain.stdout.contains("\"attempts\":["), "only when asked")
+        let misuse = try Binaries.client(["status", "--attempts"], socket: daemon!.socket)
+        #expect(misuse.status != 0 && misuse.stderr.contains("--attempts goes with a job id"), "\(misuse.stderr)")
+        daemon?.stop()
+    }
+
+    @Test("through the target gate (http.deny set), the address is the target's, not the gate's; a refused connection logs its error")
+    func throughTheGate() throws {
+        let server = try Self.flakyServer()
+        defer { server.shutdown() }
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let config = directory + "/reqd.toml"
+        try "[http]\ndeny = [\"169.254.0.0/16\"]\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(directory: directory, extraArguments: ["--config", config])
+        defer { daemon.stop() }
+        let outcome = try Binaries.client(
+            ["--json", "submit", "GET", server.url("/gated"), "--max-attempts", "3", "--backoff", "100ms..200ms", "--wait"],
+            socket: daemon.socket, timeout: 15)
+        #expect(outcome.status == 0, "\(outcome.stderr)")
+        let job = try #require(server.records(path: "/gated").first?.header("Idempotency-Key"))
+        let log = try attempts(of: job, socket: daemon.socket)
+        #expect(log.map { $0["address"] as? String } == ["127.0.0.1:\(server.port)", "127.0.0.1:\(server.port)"], "\(log)")
+
+        // Nothing listens on a port just freed: the attempt has an error and no address.
+        let closed = try TestHTTPServer { _ in TestHTTPServer.Reply() }
+        let url = closed.url("/gone")
+        closed.shutdown()
+        let refused = try Binaries.client(["--json", "submit", "GET", url, "--max-attempts", "1", "--wait"], socket: daemon.socket, timeout: 15)
+        let firstLine = refused.stdout.split(separator: "\n").first.map(String.init) ?? ""
+        let reply = try JSONSerialization.jsonObject(with: Data(firstLine.utf8)) as? [String: Any]
+        let id = try #require((reply?["job"] as? [String: Any])?["id"] as? String, "\(refused.stdout)")
+        let failed = try attempts(of: id, socket: daemon.socket)
+        try #require(failed.count == 1)
+        #expect(failed[0]["address"] == nil && (failed[0]["error"] as? String)?.isEmpty == false, "\(failed)")
+    }
+
+    @Test("an attempt aborted at http.request_timeout is logged with its error and, once the executor says, the address it hung on")
+    func timedOut() throws {
+        let server = try TestHTTPServer { _ in TestHTTPServer.Reply(status: 200, body: "{}", delayNanos: 3_000_000_000) }
+        defer { server.shutdown() }
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let config = directory + "/reqd.toml"
+        try "[http]\nrequest_timeout = \"500ms\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let daemon = try DaemonProcess(directory: directory, extraArguments: ["--config", config])
+        defer { daemon.stop() }
+        let outcome = try Binaries.client(
+            ["--json", "submit", "GET", server.url("/slow"), "--max-attempts", "1", "--wait"], socket: daemon.socket, timeout: 15)
+        #expect(outcome.status == 5, "dead after its one attempt: \(outcome.stderr)")
+        let job = try #require(server.records(path: "/slow").first?.header("Idempotency-Key"))
+        var log: [[String: Any]] = []
+        for _ in 0..<40 {
+            log = try attempts(of: job, socket: daemon.socket)
+            if log.first?["address"] != nil { break }
+            usleep(50_000)
+        }
+        try #require(log.count == 1)
+        #expect(log[0]["error"] as? String == "no answer within 500ms", "\(log)")
+        #expect(log[0]["address"] as? String == "127.0.0.1:\(server.port)", "\(log)")
+        #expect((log[0]["duration_ms"] as? Double ?? 0) >= 500)
+    }
+
+    @Test("a durable poll's attempts, held in memory while it runs, are written at a clean stop and shown after the restart")
+    func pollAcrossRestart() throws {
+        let server = try TestHTTPServer { _ in TestHTTPServer.Reply(status: 202, body: "{\"state\":\"running\"}") }
+        defer { server.shutdown() }
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var daemon = try DaemonProcess(directory: directory)
+        let registered = try Binaries.client(
+            ["--json", "register-poll", server.url("/state"), "--every", "100ms", "--until", "status == 200"], socket: daemon.socket)
+        #expect(registered.status == 0, "\(registered.stderr)")
+        let reply = try JSONSerialization.jsonObject(with: Data(registered.stdout.utf8)) as? [String: Any]
+        let job = try #require((reply?["job"] as? [String: Any])?["id"] as? String)
+        for _ in 0..<100 where server.records(path: "/state").count < 3 { usleep(20_000) }
+        let running = try attempts(of: job, socket: daemon.socket)
+        #expect(running.count >= 3 && running.allSatisfy { $0["status"] as? Int == 202 }, "\(running)")
+        daemon.stop()
+        let sent = server.records(path: "/state").count
+        daemon = try DaemonProcess(directory: directory)
+        defer { daemon.stop() }
+        let restored = try attempts(of: job, socket: daemon.socket)
+        #expect(restored.count == min(5, sent) || restored.count == min(5, sent + 1), "\(restored.count) of \(sent) sent")
+        #expect(restored.first?["address"] as? String == "127.0.0.1:\(server.port)")
+        let numbers = restored.compactMap { $0["number"] as? Int }
+        #expect(numbers == numbers.sorted() && numbers.last ?? 0 >= sent - 1, "\(numbers), \(sent) sent")
+    }
+}
