@@ -191,4 +191,23 @@ struct AttemptLogTests {
         let log = try restarted.attempts(of: id.rawValue)
         #expect(log.map(\.status) == [503, 503, 503, 200])
     }
+
+    @Test("once the daemon is stopping, a durable poll's answers go to the store as they come")
+    func answersWhileStopping() throws {
+        var h = Harness()
+        let (id, effects) = h.poll(PollSpec(url: "https://api.example/jobs/3", everyMs: 1_000, until: "status == 200", maxFailures: 10))
+        let send = try #require(effects.sends.first)
+        _ = h.handle(.shutdown)
+        let after = h.handle(.httpFinished(send.job, attempt: send.attempt, .response(HTTPAnswer(status: 503)), address: "192.0.2.1:443"))
+        let written = after.compactMap { if case .persist(.attempt(id.rawValue, let attempt)) = $0 { attempt } else { nil } }
+        #expect(written.map(\.status) == [503])
+    }
+
+    @Test("a job may not set reqd's own tag header")
+    func tagHeaderRefused() {
+        var h = Harness()
+        let spec = SubmitSpec(
+            request: RequestSpec(method: "GET", url: "https://api.example/x", headers: ["X-Reqd-Attempt: 1"]), dedupeWindowMs: 0)
+        #expect(h.request(.submit(spec)).errorCodes == [.badField])
+    }
 }

@@ -192,7 +192,7 @@ struct JobStoreTests {
         return read.withLock { $0 } ?? nil
     }
 
-    @Test("a job's attempts: the last 5 in order, a timed-out one's address set later, kept across a reopen, deleted with the job")
+    @Test("a job's attempts: the last 5 in the order written, a timed-out one's address set later, kept across a reopen, a retried job's new attempts after the old, deleted with the job")
     func attemptLog() throws {
         let directory = TemporaryDirectory()
         let store = try JobStore(directory: directory.path) { _, _ in }
@@ -205,6 +205,7 @@ struct JobStoreTests {
         var batch = StoreBatch()
         batch.changes = [.insert(requestRecord("rq_a"))] + (1...7).map { StoreChange.attempt("rq_a", attempt($0)) }
         batch.changes.append(.attemptAddress("rq_a", number: 6, address: "192.0.2.1:1"))
+        batch.changes.append(.attemptAddress("rq_a", number: 2, address: "192.0.2.2:2"))
         batch.changes.append(.attemptAddress("rq_a", number: 7, address: "192.0.2.7:443"))
         store.submit(batch)
         store.close()
@@ -215,6 +216,11 @@ struct JobStoreTests {
             "only an attempt logged without an address takes one")
         #expect(log.last?.error == "no answer" && log.first?.headers == ["Retry-After: 3"])
         #expect(attempts(of: "rq_other", in: reopened) == [])
+        // `retry` of a dead job: its numbers start again at 1, after the earlier run's.
+        var retried = StoreBatch()
+        retried.changes = [.attempt("rq_a", attempt(1)), .attempt("rq_a", attempt(2))]
+        reopened.submit(retried)
+        #expect(attempts(of: "rq_a", in: reopened)?.map(\.number) == [5, 6, 7, 1, 2])
         var deletion = StoreBatch()
         deletion.changes = [.delete("rq_a")]
         reopened.submit(deletion)

@@ -8,6 +8,10 @@ public struct HTTPHeader: Sendable, Hashable, Codable {
         self.value = value
     }
 
+    /// The header the daemon tags each request with inside itself, to learn which connection
+    /// carried it; it is taken out before the request is encoded, so a job may not set it.
+    public static let attemptTag = "x-reqd-attempt"
+
     /// Parses a `Name: value` line, as `curl -H` takes it.
     public init(line: String) throws(SchedulerError) {
         guard let colon = line.firstIndex(of: ":") else {
@@ -20,6 +24,9 @@ public struct HTTPHeader: Sendable, Hashable, Codable {
         }
         guard !value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
             throw SchedulerError(.badField, "the value of header '\(name)' contains a line break")
+        }
+        guard name.lowercased() != Self.attemptTag else {
+            throw SchedulerError(.badField, "'\(name)' is reqd's own header, which never reaches the server")
         }
         self.init(name: name, value: value)
     }

@@ -108,7 +108,7 @@ extension Scheduler {
     /// attempt was logged without an address: the log entry gets it, in the store or in memory.
     mutating func attemptAddressed(_ id: JobID, attempt: UInt32, address: String, into effects: inout [SchedulerEffect]) {
         guard let header = table[id], header.kind == .request || header.kind == .poll else { return }
-        if header.durable && (header.kind == .request || !header.isActive) {
+        if header.durable && (header.kind == .request || !header.isActive || shuttingDown) {
             effects.append(.persist(.attemptAddress(id.rawValue, number: Int(attempt), address: address)))
         } else {
             table.deliveries[id]?.machine.log.setAddress(address, ofAttempt: Int(attempt))
@@ -190,8 +190,8 @@ extension Scheduler {
         }
         if let attempt = action.attempt {
             // A durable request job's attempt goes to the store now; a poll's waits in its log
-            // until it ends or the daemon stops (`AttemptLog`).
-            if table.deliveries[id]?.header.durable == true {
+            // until it ends or the daemon stops (`AttemptLog`), and after that goes at once.
+            if table.deliveries[id]?.header.durable == true || (shuttingDown && table.polls[id]?.header.durable == true) {
                 effects.append(.persist(.attempt(id.rawValue, attempt)))
             } else {
                 table.deliveries[id]?.machine.log.append(attempt)

@@ -1,6 +1,7 @@
 import NIOCore
 import NIOHTTP1
 import NIOHTTPCompression
+import ReqdCore
 import Synchronization
 
 /// Learns which address each attempt was sent to, for the attempt log.
@@ -15,7 +16,7 @@ import Synchronization
 /// aborted and taken leaves nothing behind.
 final class AttemptAddressRecorder: Sendable {
     /// The private header that names an attempt between the executor and the handler.
-    static let header = "x-reqd-attempt"
+    static let header = HTTPHeader.attemptTag
 
     /// The attempts on their way, by tag: "" until a connection carried the attempt, then its address.
     private let addresses = Mutex<[String: String]>([:])

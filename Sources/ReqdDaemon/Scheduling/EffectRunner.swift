@@ -168,6 +168,8 @@ final class EffectRunner: @unchecked Sendable {
     /// replies on the loop's queue; a store that cannot read it answers `storage_unavailable`.
     private func replyWithStoredAttempts(_ connection: ConnectionID, _ id: RequestID, _ info: JobInfo) {
         guard let store else {
+            var info = info
+            info.attempts = []
             sinks[connection]?.send([.response(Response(id: id, outcome: .success(.job(JobResult(job: info)))))])
             return
         }

@@ -11,8 +11,8 @@ import Synchronization
 /// commit), so durability costs one fsync per busy period, not one per job. After each commit the
 /// store reports every barrier of the merged batches as done, or as failed with the reason.
 public final class JobStore: @unchecked Sendable {
-    // @unchecked Sendable: `database`, `unwritten`, `encoder`, `attemptWriter` and `attemptSequence`
-    // are touched only on `queue` (asserted);
+    // @unchecked Sendable: `database`, `unwritten`, `encoder` and `attemptWriter` are touched only
+    // on `queue` (asserted);
     // `pending` is guarded by its Mutex.
     private let queue = DispatchQueue(label: "reqd.store")
     private let database: SQLiteDatabase
@@ -20,10 +20,6 @@ public final class JobStore: @unchecked Sendable {
     private var unwritten: [StoreChange] = []
     private let encoder = CompactJSONEncoder()
     private var attemptWriter = JSONWriter(capacity: 1024)
-    /// Orders attempt rows: it starts at the wall clock's nanoseconds when the store opens and
-    /// counts up one per row, so rows keep their order whatever the clock does while the daemon
-    /// runs, and a later start begins past them.
-    private var attemptSequence = Int64(Date().timeIntervalSince1970 * 1e9)
     private let onCommit: @Sendable ([CommitToken], String?) -> Void
     private let metrics: DaemonMetrics?
 
@@ -260,20 +256,23 @@ public final class JobStore: @unchecked Sendable {
                 // Written by the wire's own JSON writer: a poll writes one per answer.
                 attemptWriter.removeAll()
                 attempt.write(to: &attemptWriter)
-                attemptSequence += 1
+                // Appended after the job's last row; the one 5 rows back goes. Both find their rows by
+                // the key's prefix.
                 try database.run(
-                    "INSERT OR REPLACE INTO attempts (job, slot, seq, detail) VALUES (?1, ?2, ?3, ?4)",
-                    [
-                        .text(id), .integer(Self.slot(of: attempt.number)), .integer(attemptSequence),
-                        .text(String(decoding: attemptWriter.bytes, as: UTF8.self)),
-                    ])
+                    """
+                    INSERT INTO attempts (job, seq, detail)
+                    VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM attempts WHERE job = ?1), ?2)
+                    """, [.text(id), .text(String(decoding: attemptWriter.bytes, as: UTF8.self))])
+                try database.run(
+                    "DELETE FROM attempts WHERE job = ?1 AND seq <= (SELECT max(seq) FROM attempts WHERE job = ?1) - ?2",
+                    [.text(id), .integer(Int64(AttemptInfo.kept))])
             case .attemptAddress(let id, let number, let address):
                 try database.run(
                     """
                     UPDATE attempts SET detail = json_set(detail, '$.address', ?3)
-                    WHERE job = ?1 AND slot = ?4
+                    WHERE job = ?1 AND seq = (SELECT max(seq) FROM attempts WHERE job = ?1)
                       AND json_extract(detail, '$.number') = ?2 AND json_extract(detail, '$.address') IS NULL
-                    """, [.text(id), .integer(Int64(number)), .text(address), .integer(Self.slot(of: number))])
+                    """, [.text(id), .integer(Int64(number)), .text(address)])
             case .delete(let id):
                 try database.run("DELETE FROM jobs WHERE id = ?1", [.text(id)])
                 try database.run("DELETE FROM group_members WHERE job = ?1", [.text(id)])
@@ -343,11 +342,6 @@ public final class JobStore: @unchecked Sendable {
         } catch {
             throw DaemonError(.storeWriteFailed, "cannot encode a job's detail: \(error)")
         }
-    }
-
-    /// The row an attempt takes in its job's log: the one five attempts before it had it.
-    private static func slot(of number: Int) -> Int64 {
-        Int64((max(number, 1) - 1) % AttemptInfo.kept)
     }
 
     private static func decodeAttempt(_ text: String) -> AttemptInfo? {

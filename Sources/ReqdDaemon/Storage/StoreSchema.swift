@@ -55,15 +55,14 @@ enum StoreSchema {
         ALTER TABLE jobs ADD COLUMN spawned TEXT;
         ALTER TABLE jobs ADD COLUMN counters TEXT;
         """,
-        // Version 6: a request or poll job's attempt log. Attempt N takes slot (N - 1) mod 5, so a
-        // new attempt replaces the one five before it in one write; `seq` orders them.
+        // Version 6: a request or poll job's attempt log, its last 5 rows, in the order written:
+        // `seq` counts each job's rows (no clock involved).
         """
         CREATE TABLE attempts (
             job    TEXT NOT NULL,
-            slot   INTEGER NOT NULL,
             seq    INTEGER NOT NULL,
             detail TEXT NOT NULL,
-            PRIMARY KEY (job, slot)
+            PRIMARY KEY (job, seq)
         ) WITHOUT ROWID;
         """,
     ]
