@@ -46,6 +46,30 @@ struct TLSBinaryTests {
         #expect(server.records(path: "/tls").count == 2, "the refused attempt never reached the handler")
     }
 
+    @Test("a development server's self-signed certificate: refused without ca_file, accepted with the certificate itself as ca_file, ca_only or not")
+    func selfSignedLeaf() throws {
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let leaf = try ThrowawayPKI(in: directory).selfSignedLeaf()
+        let tls = TLSConfiguration.makeServerConfiguration(
+            certificateChain: try NIOSSLCertificate.fromPEMFile(leaf.cert).map { .certificate($0) },
+            privateKey: .privateKey(try NIOSSLPrivateKey(file: leaf.key, format: .pem)))
+        let server = try TestHTTPServer(tls: tls) { _ in TestHTTPServer.Reply(body: "{}") }
+        defer { server.shutdown() }
+        let url = server.url("/dev")
+        try withDaemon("", in: directory) { daemon in
+            let refused = try submitOnce(url, daemon)
+            #expect(refused.status != 0 && refused.stdout.contains("CERTIFICATE_VERIFY_FAILED"), "\(refused.stdout) \(refused.stderr)")
+        }
+        for only in ["false", "true"] {
+            try withDaemon("[targets.\"127.0.0.1\"]\nca_file = \"\(leaf.cert)\"\nca_only = \(only)\n", in: directory) { daemon in
+                let accepted = try submitOnce(url, daemon)
+                #expect(accepted.status == 0, "ca_only = \(only): \(accepted.stdout) \(accepted.stderr)")
+            }
+        }
+        #expect(server.records(path: "/dev").count == 2)
+    }
+
     @Test("a server that requires a client certificate refuses without one and accepts with client_cert and client_key")
     func clientCertificate() throws {
         let directory = makeTemporaryDirectory()

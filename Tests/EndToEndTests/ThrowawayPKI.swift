@@ -27,6 +27,18 @@ struct ThrowawayPKI {
         chmod(clientKey, 0o600)
     }
 
+    /// A self-signed server certificate for 127.0.0.1 (no CA above it), as a development server
+    /// has: its certificate and key files.
+    func selfSignedLeaf() throws -> (cert: String, key: String) {
+        let (cert, key) = (directory + "/leaf.pem", directory + "/leaf.key")
+        try Self.openssl([
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key, "-out", cert,
+            "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+            "-addext", "basicConstraints=critical,CA:FALSE", "-addext", "extendedKeyUsage=serverAuth",
+        ])
+        return (cert, key)
+    }
+
     private static func openssl(_ arguments: [String]) throws {
         let outcome = try Binaries.run("/usr/bin/openssl", arguments)
         try #require(outcome.status == 0, "openssl \(arguments.first ?? ""): \(outcome.stderr)")
