@@ -202,6 +202,48 @@ struct CircuitBreakerTests {
         #expect(effects.breakerChanges.isEmpty)
     }
 
+    @Test("a breaker probe that finds the network gone is no verdict: the job is held for the network, spends nothing, and when the route returns it goes as the probe whose 200 closes the breaker")
+    func probeMeetsNetworkHold() throws {
+        var h = try Self.breaking()
+        _ = try Self.open(&h)
+        let (reply, submitted) = h.submitted(Self.order())
+        #expect(submitted.sends.isEmpty)
+        var probe: HTTPSend?
+        while probe == nil, h.armed != nil { probe = h.fireAtArmedDeadline().sends.first }
+        let sent = try #require(probe)
+        #expect(sent.job == JobID(reply.job.id))
+        let lost = h.handle(.httpFinished(sent.job, attempt: sent.attempt, .unreachable("could not connect: Network is unreachable")))
+        #expect(lost.breakerChanges.isEmpty, "not a failure: the breaker neither opens again nor closes")
+        #expect(lost.events(.held).map(\.reason) == [.unreachable])
+        #expect(h.scheduler.job(JobID(reply.job.id))?.delivery?.attempts == 0, "no attempt spent")
+
+        let round = h.handle(.networkChanged)
+        let again = try #require(round.sends.first, "the network hold's probe is the breaker's probe too")
+        #expect(again.job == JobID(reply.job.id))
+        let back = h.handle(.httpFinished(again.job, attempt: again.attempt, .response(HTTPAnswer(status: 200))))
+        #expect(back.breakerChanges.map(\.state) == [.closed])
+        #expect(h.scheduler.job(JobID(reply.job.id))?.state == .succeeded)
+    }
+
+    @Test("a 503 with Retry-After pauses the target and counts as a failure: the breaker may open during the pause, and the probe waits for both")
+    func retryAfterAndBreaker() throws {
+        var h = try Self.breaking()
+        let sends = (0..<4).flatMap { _ in h.submitted(Self.order(attempts: 1)).effects.sends }
+        try #require(sends.count == 4)
+        for send in sends.prefix(2) { _ = h.handle(.httpFinished(send.job, attempt: send.attempt, .response(HTTPAnswer(status: 200)))) }
+        _ = h.handle(.httpFinished(sends[2].job, attempt: sends[2].attempt, .response(HTTPAnswer(status: 500))))
+        let paused = h.handle(
+            .httpFinished(sends[3].job, attempt: sends[3].attempt, .response(HTTPAnswer(status: 503, retryAfter: "60"))))
+        #expect(paused.breakerChanges.map(\.state) == [.open], "the 503 is the second failure of four")
+        let opened = h.now.instant
+        let (_, effects) = h.submitted(Self.order())
+        #expect(effects.sends.isEmpty)
+        var probe: HTTPSend?
+        while probe == nil, h.armed != nil { probe = h.fireAtArmedDeadline().sends.first }
+        #expect(probe != nil)
+        #expect(h.now.instant.nanoseconds(since: opened) >= 60 * second, "not before the 60 s pause, although open_for is 30 s")
+    }
+
     @Test("open past open_for with nothing waiting shows half-open in status; the next request, new, goes as the probe")
     func halfOpenShown() throws {
         var h = try Self.breaking()
