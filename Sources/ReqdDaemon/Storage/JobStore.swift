@@ -369,46 +369,4 @@ public final class JobStore: @unchecked Sendable {
         }
         return detail
     }
-
-    /// The changes folded to the latest per job (and per group member), in the order of those
-    /// last changes; a poll's counters that follow its progress are merged into it.
-    private static func latestPerJob(_ changes: [StoreChange]) -> [StoreChange] {
-        var merged: [String: (order: Int, change: StoreChange)] = [:]
-        var members: [String: [Int: (order: Int, change: StoreChange)]] = [:]
-        var attemptChanges: [String: [(order: Int, change: StoreChange)]] = [:]
-        for (order, change) in changes.enumerated() {
-            let id = change.jobID
-            switch change {
-            case .pollCounters(_, let counters):
-                if case .progress(_, var progress)? = merged[id]?.change {
-                    progress.counters = .poll(counters)
-                    merged[id] = (order, .progress(id, progress))
-                } else {
-                    merged[id] = (order, change)
-                }
-            case .groupMember(_, let index, _):
-                members[id, default: [:]][index] = (order, change)
-            case .attempt, .attemptAddress:
-                // Every attempt is a row of its own: the last few of each job are kept, with
-                // what sets their address, in order.
-                var kept = attemptChanges[id, default: []]
-                kept.append((order, change))
-                if kept.count > 2 * AttemptInfo.kept { kept.removeFirst(kept.count - 2 * AttemptInfo.kept) }
-                attemptChanges[id] = kept
-            case .progress:
-                // It carries every changing column, counters included.
-                merged[id] = (order, change)
-            case .insert:
-                // A whole row supersedes every member change before it; its attempts live apart.
-                members[id] = nil
-                merged[id] = (order, change)
-            case .delete:
-                members[id] = nil
-                attemptChanges[id] = nil
-                merged[id] = (order, change)
-            }
-        }
-        let kept = Array(merged.values) + members.values.flatMap(\.values) + attemptChanges.values.flatMap { $0 }
-        return kept.sorted { $0.order < $1.order }.map(\.change)
-    }
 }
