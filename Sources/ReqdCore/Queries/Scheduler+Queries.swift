@@ -35,7 +35,7 @@ extension Scheduler {
     ) -> Result<ReplyBody, SchedulerError>? {
         let outcome = status(request, peer: peer, at: now)
         guard request.attempts == true, case .success(.job(let result)) = outcome,
-            result.job.durable, result.job.kind == .request || (result.job.kind == .poll && result.job.state != .active)
+            storeHoldsAttempts(durable: result.job.durable, kind: result.job.kind, active: result.job.state == .active)
         else { return outcome }
         effects.append(.replyWithStoredAttempts(connection, requestID, result.job))
         return nil

@@ -107,13 +107,19 @@ extension Scheduler {
     /// The executor learned where an attempt aborted at its request timeout had gone, after the
     /// attempt was logged without an address: the log entry gets it, in the store or in memory.
     mutating func attemptAddressed(_ id: JobID, attempt: UInt32, address: String, into effects: inout [SchedulerEffect]) {
-        guard let header = table[id], header.kind == .request || header.kind == .poll else { return }
-        if header.durable && (header.kind == .request || !header.isActive || shuttingDown) {
+        guard let header = table[id] else { return }
+        if storeHoldsAttempts(durable: header.durable, kind: header.kind, active: header.isActive) {
             effects.append(.persist(.attemptAddress(id.rawValue, number: Int(attempt), address: address)))
         } else {
             table.deliveries[id]?.machine.log.setAddress(address, ofAttempt: Int(attempt))
             table.polls[id]?.machine.log.setAddress(address, ofAttempt: Int(attempt))
         }
+    }
+
+    /// Whether a job's attempt log is the store's rather than memory's: a durable request job's
+    /// always, a durable poll's once it has ended or the daemon is stopping (`AttemptLog`).
+    func storeHoldsAttempts(durable: Bool, kind: JobKind, active: Bool) -> Bool {
+        durable && (kind == .request || (kind == .poll && (!active || shuttingDown)))
     }
 
     /// Writes the attempts a durable poll holds that the store does not have; with `releasing`
@@ -189,9 +195,7 @@ extension Scheduler {
             }
         }
         if let attempt = action.attempt {
-            // A durable request job's attempt goes to the store now; a poll's waits in its log
-            // until it ends or the daemon stops (`AttemptLog`), and after that goes at once.
-            if table.deliveries[id]?.header.durable == true || (shuttingDown && table.polls[id]?.header.durable == true) {
+            if let header = table[id], storeHoldsAttempts(durable: header.durable, kind: header.kind, active: header.isActive) {
                 effects.append(.persist(.attempt(id.rawValue, attempt)))
             } else {
                 table.deliveries[id]?.machine.log.append(attempt)
