@@ -47,15 +47,32 @@ extension Daemon {
         let store: JobStore
         let loadStarted = SystemClock.now().instant
         func unusable(_ error: DaemonError) -> DaemonError {
-            DaemonError(
+            if configuration.storage.backend == .postgres {
+                return DaemonError(
+                    [.storeInUse, .unsupportedStoreVersion, .invalidSetting].contains(error.code) ? error.code : .storageFailed,
+                    "cannot open the PostgreSQL job store: \(error.message)")
+            }
+            return DaemonError(
                 error.code == .storeDamaged ? .storeDamaged : .storageFailed,
                 "cannot open the job store in \(stateDirectory): \(error.message). reqd left the file as it was; move it aside to start "
                     + "with an empty store, or put back a copy")
         }
-        do {
+        do throws(DaemonError) {
+            let backend: any StoreBackend
+            switch configuration.storage.backend {
+            case .sqlite:
+                backend = try SQLiteStoreBackend(directory: stateDirectory, checkIntegrity: !lock.lastStopWasClean)
+            case .postgres:
+                guard let address = configuration.storage.postgresAddress else {
+                    throw DaemonError.invalidSetting("storage.postgres_url", "must be set when storage.backend is postgres")
+                }
+                backend = try PostgresStoreBackend(
+                    address: address, password: try configuration.storage.postgresPassword(), cluster: configuration.storage.clusterName,
+                    logger: logger)
+            }
             // Weak, here and for the executor: the loop holds both, so they must not hold it.
             let health = StoreHealthLog(logger: logger)
-            store = try JobStore(directory: stateDirectory, checkIntegrity: !lock.lastStopWasClean, metrics: loop.metrics) {
+            store = JobStore(backend: backend, metrics: loop.metrics) {
                 [weak loop] tokens, failure in
                 health.committed(failure: failure)
                 loop?.committedNow(tokens, failure: failure)
@@ -117,7 +134,7 @@ extension Daemon {
         logger.info(
             "store opened",
             metadata: [
-                "store.path": "\(store.path)", "store.restored": "\(rows)",
+                "store.location": "\(store.location)", "store.restored": "\(rows)",
                 "store.read_ms": "\(read.nanoseconds(since: loadStarted) / 1_000_000)",
                 "store.restored_ms": "\(restored.nanoseconds(since: loadStarted) / 1_000_000)",
             ])

@@ -4,14 +4,14 @@
 /// Shaped like swift-service-lifecycle's `ServiceGroupError`: a struct over a `Code` that wraps a private
 /// enum, so a new code breaks no caller's `switch`, and callers test `error.code == .alreadyRunning`.
 /// Messages that recur are written once, in the static factories below. A message names keys, paths
-/// and the value a setting was given (no setting holds a secret), never anything else the daemon holds.
+/// and the value a setting was given (a PostgreSQL URL without its password), never anything else the daemon holds.
 public struct DaemonError: Error, Sendable, CustomStringConvertible {
     /// What kind of failure this is.
     public struct Code: Hashable, Sendable, CustomStringConvertible {
         private enum Kind: String, Sendable {
             case socketPathTooLong, alreadyRunning, socketPathInUse, socketSetupFailed
             case stateDirectoryUnusable, stateDirectoryLocked, storageFailed
-            case storeOpenFailed, storeWriteFailed, storeFull, storeDamaged, unsupportedStoreVersion
+            case storeOpenFailed, storeWriteFailed, storeFull, storeDamaged, unsupportedStoreVersion, storeInUse
             case configurationUnreadable, malformedConfiguration, unknownSetting, invalidSetting
             case httpSetupFailed
         }
@@ -36,7 +36,7 @@ public struct DaemonError: Error, Sendable, CustomStringConvertible {
         public static let stateDirectoryLocked = Code(.stateDirectoryLocked)
         /// The job store could not be opened or read at start-up.
         public static let storageFailed = Code(.storageFailed)
-        /// SQLite could not open the database file.
+        /// SQLite could not open the database file, or PostgreSQL could not be reached.
         public static let storeOpenFailed = Code(.storeOpenFailed)
         /// A statement or transaction of the store failed.
         public static let storeWriteFailed = Code(.storeWriteFailed)
@@ -46,6 +46,8 @@ public struct DaemonError: Error, Sendable, CustomStringConvertible {
         public static let storeDamaged = Code(.storeDamaged)
         /// The database file was written by a newer reqd.
         public static let unsupportedStoreVersion = Code(.unsupportedStoreVersion)
+        /// Another daemon runs the PostgreSQL store's cluster.
+        public static let storeInUse = Code(.storeInUse)
         /// The configuration file cannot be read.
         public static let configurationUnreadable = Code(.configurationUnreadable)
         /// A line of the configuration file is not the TOML that reqd reads.

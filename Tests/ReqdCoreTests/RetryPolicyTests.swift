@@ -123,6 +123,27 @@ struct RetryPolicyTests {
         #expect(purged.contains { if case .persist(.delete(let gone)) = $0 { gone == id.rawValue } else { false } })
     }
 
+    @Test("retry of a job whose key another active job holds is bad_field naming the holder, and changes nothing; once that one is cancelled, it retries")
+    func retryWhileKeyHeld() throws {
+        var h = Harness()
+        var keyed = spec(maxAttempts: 1)
+        keyed.key = "k"
+        let (first, effects) = h.submitted(keyed)
+        _ = h.answer(try #require(effects.sends.first), status: 503, headers: [])
+        let id = JobID(first.job.id)
+        #expect(h.scheduler.job(id)?.state == .dead)
+        let (holder, _) = h.submitted(keyed)
+        let refused = h.request(.retry(RetryRequest(job: id.rawValue)))
+        #expect(refused.errorCodes == [.badField])
+        #expect(refused.replies.first.flatMap { try? $0.result.get() } == nil)
+        if case .failure(let error)? = refused.replies.first?.result {
+            #expect(error.message.contains(holder.job.id) && error.message.contains("'k'"), "\(error.message)")
+        }
+        #expect(refused.sends.isEmpty && h.scheduler.job(id)?.state == .dead)
+        _ = h.request(.cancel(JobSelector(job: holder.job.id)))
+        #expect(h.request(.retry(RetryRequest(job: id.rawValue))).sends.map(\.job) == [id])
+    }
+
     @Test("retry puts a dead job back with fresh attempts and the same id, acknowledged after commit")
     func retry() throws {
         var h = Harness()

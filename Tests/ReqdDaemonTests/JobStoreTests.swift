@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 @testable import ReqdDaemon
 
-@Suite("SQLite job store")
+@Suite("The job store, on SQLite and on PostgreSQL")
 struct JobStoreTests {
     private func record(_ id: String, key: String?, state: JobState = .active) -> JobRecord {
         JobRecord(
@@ -14,11 +14,11 @@ struct JobStoreTests {
             deadline: WallTime(nanosecondsSinceEpoch: 9_000_000_000), tickNanos: 1_000_000_000, lateByNanos: nil)
     }
 
-    @Test("batches submitted together share one commit and report every barrier")
-    func groupCommit() throws {
-        let directory = TemporaryDirectory()
+    @Test("batches submitted together share one commit and report every barrier", arguments: StoreKind.allCases)
+    func groupCommit(kind: StoreKind) throws {
+        let place = StorePlace(kind)
         let commits = Mutex<[[CommitToken]]>([])
-        let store = try JobStore(directory: directory.path) { tokens, failure in
+        let store = try place.open { tokens, failure in
             #expect(failure == nil)
             commits.withLock { $0.append(tokens) }
         }
@@ -35,10 +35,10 @@ struct JobStoreTests {
         #expect(try store.loadAll().count == 200)
     }
 
-    @Test("an insert with a key supersedes the active row with that key in the same transaction")
-    func insertSupersedes() throws {
-        let directory = TemporaryDirectory()
-        let store = try JobStore(directory: directory.path) { _, _ in }
+    @Test("an insert with a key supersedes the active row with that key in the same transaction", arguments: StoreKind.allCases)
+    func insertSupersedes(kind: StoreKind) throws {
+        let place = StorePlace(kind)
+        let store = try place.open { _, _ in }
         var batch = StoreBatch()
         batch.changes = [.insert(record("cd_old", key: "k")), .insert(record("cd_new", key: "k"))]
         store.submit(batch)
@@ -50,10 +50,10 @@ struct JobStoreTests {
         #expect(rows["cd_new"]?.state == .active)
     }
 
-    @Test("records round-trip with every field")
-    func roundTrip() throws {
-        let directory = TemporaryDirectory()
-        let store = try JobStore(directory: directory.path) { _, _ in }
+    @Test("records round-trip with every field", arguments: StoreKind.allCases)
+    func roundTrip(kind: StoreKind) throws {
+        let place = StorePlace(kind)
+        let store = try place.open { _, _ in }
         var ended = record("cd_e", key: nil, state: .expired)
         ended.endedAt = WallTime(nanosecondsSinceEpoch: 5)
         ended.lateByNanos = 42
@@ -64,7 +64,7 @@ struct JobStoreTests {
         ]
         store.submit(batch)
         store.close()
-        let reopened = try JobStore(directory: directory.path) { _, _ in }
+        let reopened = try place.open { _, _ in }
         let rows = try reopened.loadAll().sorted { $0.id < $1.id }
         #expect(rows == [record("cd_a", key: "k"), ended])
     }
@@ -75,8 +75,8 @@ struct JobStoreTests {
         do {
             let database = try SQLiteDatabase(path: directory.path + "/reqd.sqlite3")
             #expect(try database.scalar("PRAGMA user_version") == 0)
-            try StoreSchema.migrate(database)
-            #expect(try database.scalar("PRAGMA user_version") == Int64(StoreSchema.currentVersion))
+            try SQLiteSchema.migrate(database)
+            #expect(try database.scalar("PRAGMA user_version") == Int64(SQLiteSchema.currentVersion))
             try database.execute("PRAGMA user_version = 99")
         }
         #expect {
@@ -100,10 +100,10 @@ struct JobStoreTests {
         return record
     }
 
-    @Test("a poll's counters are updated in place and read back over its stored detail")
-    func pollCounters() throws {
-        let directory = TemporaryDirectory()
-        let store = try JobStore(directory: directory.path) { _, _ in }
+    @Test("a poll's counters are updated in place and read back over its stored detail", arguments: StoreKind.allCases)
+    func pollCounters(kind: StoreKind) throws {
+        let place = StorePlace(kind)
+        let store = try place.open { _, _ in }
         let counters = PollCounters(
             polls: 7, failures: 2, progress: 41.5, lastStatus: 503, lastError: "the server answered 503",
             lastStart: WallTime(nanosecondsSinceEpoch: 123_456_789))
@@ -111,7 +111,7 @@ struct JobStoreTests {
         batch.changes = [.insert(pollRecord("pl_a", polls: 0)), .pollCounters("pl_a", counters)]
         store.submit(batch)
         store.close()
-        let reopened = try JobStore(directory: directory.path) { _, _ in }
+        let reopened = try place.open { _, _ in }
         var expected = pollRecord("pl_a", polls: 0)
         expected.detail.poll?.counters = counters
         #expect(try reopened.loadAll() == [expected])
@@ -132,7 +132,7 @@ struct JobStoreTests {
         let directory = TemporaryDirectory()
         do {
             let database = try SQLiteDatabase(path: directory.path + "/reqd.sqlite3")
-            for step in 0..<2 { try database.execute(StoreSchema.migrations[step]) }
+            for step in 0..<2 { try database.execute(SQLiteSchema.migrations[step]) }
             try database.execute("PRAGMA user_version = 2")
             // The detail exactly as version 2 wrote it: settings and counters in one flat object.
             let detail = """
@@ -154,10 +154,10 @@ struct JobStoreTests {
         #expect(rows.map(\.detail.poll) == [expected])
     }
 
-    @Test("a group member's end is one row of its own, read back over the group's detail and deleted with it")
-    func groupMembers() throws {
-        let directory = TemporaryDirectory()
-        let store = try JobStore(directory: directory.path) { _, _ in }
+    @Test("a group member's end is one row of its own, read back over the group's detail and deleted with it", arguments: StoreKind.allCases)
+    func groupMembers(kind: StoreKind) throws {
+        let place = StorePlace(kind)
+        let store = try place.open { _, _ in }
         let settings = DeliverySettings(
             request: HTTPRequestSpec(method: "GET", url: "http://127.0.0.1:1/x"), maxAttempts: 1, backoffMinNanos: 1,
             backoffMaxNanos: 1, parent: nil)
@@ -176,7 +176,7 @@ struct JobStoreTests {
         batch.changes = [.insert(group), .groupMember("gr_a", index: 1, ended)]
         store.submit(batch)
         store.close()
-        let reopened = try JobStore(directory: directory.path) { _, _ in }
+        let reopened = try place.open { _, _ in }
         #expect(try reopened.loadAll().first?.detail.group?.counters.members == [pending, ended])
         batch.changes = [.delete("gr_a"), .insert(group)]
         reopened.submit(batch)
@@ -192,10 +192,10 @@ struct JobStoreTests {
         return read.withLock { $0 } ?? nil
     }
 
-    @Test("a job's attempts: the last 5 in the order written, a timed-out one's address set later, kept across a reopen, a retried job's new attempts after the old, deleted with the job")
-    func attemptLog() throws {
-        let directory = TemporaryDirectory()
-        let store = try JobStore(directory: directory.path) { _, _ in }
+    @Test("a job's attempts: the last 5 in the order written, a timed-out one's address set later, kept across a reopen, a retried job's new attempts after the old, deleted with the job", arguments: StoreKind.allCases)
+    func attemptLog(kind: StoreKind) throws {
+        let place = StorePlace(kind)
+        let store = try place.open { _, _ in }
         func attempt(_ number: Int) -> AttemptInfo {
             AttemptInfo(
                 number: number, startedAt: WallTime(nanosecondsSinceEpoch: Int64(10 - number) * 1_000_000_000), durationMs: 1.5,
@@ -209,7 +209,7 @@ struct JobStoreTests {
         batch.changes.append(.attemptAddress("rq_a", number: 7, address: "192.0.2.7:443"))
         store.submit(batch)
         store.close()
-        let reopened = try JobStore(directory: directory.path) { _, _ in }
+        let reopened = try place.open { _, _ in }
         let log = try #require(attempts(of: "rq_a", in: reopened))
         #expect(log.map(\.number) == [3, 4, 5, 6, 7], "the last 5 in the order written, although the wall clock ran backwards")
         #expect(log.map(\.address) == ["127.0.0.1:80", "127.0.0.1:80", "127.0.0.1:80", "127.0.0.1:80", "192.0.2.7:443"],
@@ -306,7 +306,7 @@ struct JobStoreTests {
                 counters: .delivery(DeliveryCounters(attempts: 1, nextAttempt: nil, lastStatus: 400, lastError: "the server answered 400"))))
         do {
             let database = try SQLiteDatabase(path: directory.path + "/reqd.sqlite3")
-            for step in 0..<4 { try database.execute(StoreSchema.migrations[step]) }
+            for step in 0..<4 { try database.execute(SQLiteSchema.migrations[step]) }
             try database.execute("PRAGMA user_version = 4")
             // The row as version 4 wrote a job's end: everything in `detail`.
             let detail = String(decoding: try CompactJSONEncoder().encode(ended.detail), as: UTF8.self)
@@ -320,10 +320,10 @@ struct JobStoreTests {
         #expect(try store.loadAll() == [ended])
     }
 
-    @Test("rows are read in chunks of the size asked for, each with the count of all; empty stores give one empty chunk")
-    func chunks() throws {
-        let directory = TemporaryDirectory()
-        let store = try JobStore(directory: directory.path) { _, _ in }
+    @Test("rows are read in chunks of the size asked for, each with the count of all; empty stores give one empty chunk", arguments: StoreKind.allCases)
+    func chunks(kind: StoreKind) throws {
+        let place = StorePlace(kind)
+        let store = try place.open { _, _ in }
         var seen: [(ids: [String], total: Int)] = []
         try store.load(chunkSize: 2) { chunk, total in seen.append((chunk.map(\.id), total)) }
         #expect(seen.map(\.ids) == [[]] && seen.map(\.total) == [0])
@@ -343,7 +343,7 @@ struct JobStoreTests {
         let directory = TemporaryDirectory()
         do {
             let database = try SQLiteDatabase(path: directory.path + "/reqd.sqlite3")
-            try database.execute(StoreSchema.migrations[0])
+            try database.execute(SQLiteSchema.migrations[0])
             try database.execute("PRAGMA user_version = 1")
             try database.execute(
                 """
@@ -355,7 +355,7 @@ struct JobStoreTests {
         #expect(try store.loadAll() == [record("cd_v1", key: "k")])
         store.close()
         let database = try SQLiteDatabase(path: directory.path + "/reqd.sqlite3")
-        #expect(try database.scalar("PRAGMA user_version") == Int64(StoreSchema.currentVersion))
+        #expect(try database.scalar("PRAGMA user_version") == Int64(SQLiteSchema.currentVersion))
         #expect(try database.scalar("SELECT count(*) FROM group_members") == 0)
     }
 }

@@ -73,6 +73,13 @@ extension Scheduler {
                     .badField,
                     "only a dead or failed request job can be retried; '\(request.job)' is a \(header.state.rawValue) \(header.kind.rawValue) job"))
         }
+        // One active job per owner and key, as a PostgreSQL store's index also insists.
+        if let key = header.key, let holder = table.holder(ofKey: key, owner: header.owner), holder != id {
+            return .failure(
+                SchedulerError(
+                    .badField,
+                    "'\(request.job)' cannot be retried while active job '\(holder.rawValue)' holds its key '\(key)'; cancel that one first"))
+        }
         do {
             try checkCapacity(for: header.owner)
         } catch {

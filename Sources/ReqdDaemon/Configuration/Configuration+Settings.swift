@@ -35,6 +35,18 @@ extension Configuration {
         Setting(
             "storage.state_directory", \.stateDirectory, .absolutePathOrDefault, .restart,
             "where `reqd.sqlite3` lives; empty: the default place below"),
+        Setting(
+            "storage.backend", \.storage.backend, .choice, .restart,
+            "`sqlite` (`reqd.sqlite3` in the state directory) or `postgres` (`storage.postgres_url`)"),
+        Setting(
+            "storage.postgres_url", \.storage.postgresAddress, .postgresAddress, .restart,
+            "the PostgreSQL store, a libpq-style URL such as `postgres://reqd@db:5432/reqd?sslmode=verify-full`; logs show it without a password"),
+        Setting(
+            "storage.postgres_password_file", \.storage.postgresPasswordFile, .absolutePathOrDefault, .restart,
+            "a file holding the PostgreSQL password, read at start; empty: the URL's, else `$PGPASSWORD`"),
+        Setting(
+            "cluster.name", \.storage.clusterName, .clusterName, .restart,
+            "keeps clusters apart in one PostgreSQL database: each has the schema `reqd_NAME`"),
         Setting("jobs.max_active", \.scheduler.maxActiveJobs, .integer(1...100_000_000), .reload, "beyond it, `too_many_jobs`"),
         Setting(
             "jobs.retention", \.scheduler.retentionNanos, .duration(allowZero: true), .reload,

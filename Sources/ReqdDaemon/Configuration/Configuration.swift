@@ -20,6 +20,8 @@ public struct Configuration: Sendable, Equatable {
     public var maxConnections: Int = 0
     /// The state directory; nil picks one as DESIGN.md says.
     public var stateDirectory: String?
+    /// Which database keeps the durable jobs.
+    public var storage = StorageSettings()
     public var scheduler = SchedulerConfiguration()
     /// The HTTP client's timeouts and limits.
     public var http = HTTPSettings()

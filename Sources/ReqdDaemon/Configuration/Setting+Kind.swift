@@ -121,6 +121,33 @@ extension Setting.Kind where Value == String? {
     }
 }
 
+extension Setting.Kind where Value == PostgresAddress? {
+    /// A libpq-style URL; the empty string (nil) for none. It shows without its password.
+    static var postgresAddress: Self {
+        Self(
+            parse: { key, value throws(DaemonError) in
+                let text = try value.text(for: key)
+                return text.isEmpty ? nil : try PostgresAddress(parsing: text)
+            },
+            show: { .string($0?.description ?? "") })
+    }
+}
+
+extension Setting.Kind where Value == String {
+    /// A cluster's name: a lowercase letter, then lowercase letters, digits or `_`, 40 at most.
+    static var clusterName: Self {
+        Self(
+            parse: { key, value throws(DaemonError) in
+                let text = try value.text(for: key)
+                guard StorageSettings.isValidClusterName(text) else {
+                    throw .invalidSetting(key, "must be a lowercase letter, then lowercase letters, digits or _, 40 at most; got '\(text)'")
+                }
+                return text
+            },
+            show: { .string($0) })
+    }
+}
+
 extension Setting.Kind where Value == MetricsListen {
     /// Where the metrics endpoint listens: empty for nowhere, a Unix socket path, or HOST:PORT on loopback.
     static var metricsListen: Self {

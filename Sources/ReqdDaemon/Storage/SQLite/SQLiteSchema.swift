@@ -1,5 +1,5 @@
 /// The store's schema, as numbered migrations; `PRAGMA user_version` records how far a file has come.
-enum StoreSchema {
+enum SQLiteSchema {
     /// Each entry migrates from version `index` to `index + 1`.
     static let migrations: [String] = [
         """

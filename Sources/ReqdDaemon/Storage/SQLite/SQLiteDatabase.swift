@@ -1,6 +1,6 @@
 import CSQLite
 
-/// A thin wrapper over one SQLite connection. Not thread-safe: `JobStore` confines it to its queue.
+/// A thin wrapper over one SQLite connection. Not thread-safe: `SQLiteStoreBackend` is confined to its store's queue.
 final class SQLiteDatabase {
     private var handle: OpaquePointer?
     private var statements: [String: OpaquePointer] = [:]
@@ -42,21 +42,8 @@ final class SQLiteDatabase {
         }
     }
 
-    /// A value bound to a statement parameter.
-    enum Value {
-        case integer(Int64)
-        case real(Double)
-        case text(String)
-        case null
-
-        init(_ value: Int64?) { self = value.map(Value.integer) ?? .null }
-        init(_ value: Int?) { self = value.map { Value.integer(Int64($0)) } ?? .null }
-        init(_ value: Double?) { self = value.map(Value.real) ?? .null }
-        init(_ value: String?) { self = value.map(Value.text) ?? .null }
-    }
-
     /// Runs a cached statement with parameters, calling `row` for each result row.
-    func run(_ sql: String, _ values: [Value], row: ((Row) -> Void)? = nil) throws(DaemonError) {
+    func run(_ sql: String, _ values: [StoreValue], row: ((Row) -> Void)? = nil) throws(DaemonError) {
         let statement = try prepared(sql)
         defer {
             sqlite3_reset(statement)
@@ -103,7 +90,7 @@ final class SQLiteDatabase {
     }
 
     /// One result row, read by column index.
-    struct Row {
+    struct Row: StoreRow {
         let statement: OpaquePointer
 
         func integer(_ column: Int32) -> Int64? {

@@ -1,0 +1,84 @@
+import Foundation
+import ReqdCore
+import ReqdProtocol
+
+/// The reads every backend answers with the same SQL, and the records made of their rows.
+extension StoreCoding {
+    /// Every group member's end: `job`, `idx`, `detail`.
+    static let membersQuery = "SELECT job, idx, detail FROM group_members"
+    /// The attempt logs of active polls, which hold theirs in memory while they run: `job`, `detail`.
+    static let activePollAttemptsQuery = """
+        SELECT a.job, a.detail FROM attempts a JOIN jobs j ON j.id = a.job
+        WHERE j.state = 'active' AND j.kind = 'poll' ORDER BY a.job, a.seq
+        """
+    /// How many job rows there are.
+    static let countQuery = "SELECT count(*) FROM jobs"
+    /// Every job row, its columns in the order `record(from:)` reads them.
+    static let jobsQuery = """
+        SELECT id, owner, kind, state, key, scope, created_ns, ended_ns, reason, replaced_by,
+               deadline_ns, tick_ns, late_by_ns, detail,
+               polls, failures, progress, last_status, last_error, last_start_ns,
+               progressed, result, error, spawned, counters FROM jobs
+        """
+    /// One job's attempt log, oldest first: `detail`. `?1` is the job.
+    static let attemptsQuery = "SELECT detail FROM attempts WHERE job = ?1 ORDER BY seq"
+
+    /// The job a `jobsQuery` row holds; nil for a row this reqd cannot read.
+    static func record(from row: some StoreRow) -> JobRecord? {
+        guard let id = row.text(0), let kind = row.text(2).flatMap(JobKind.init(rawValue:)),
+            let state = row.text(3).flatMap(JobState.init(rawValue:))
+        else { return nil }
+        var record = JobRecord(
+            id: id, owner: UInt32(truncatingIfNeeded: row.integer(1) ?? 0), kind: kind, state: state,
+            key: row.text(4), scope: row.text(5),
+            createdAt: WallTime(nanosecondsSinceEpoch: row.integer(6) ?? 0),
+            endedAt: row.integer(7).map(WallTime.init(nanosecondsSinceEpoch:)),
+            reason: row.text(8).flatMap(EventReason.init(rawValue:)), replacedBy: row.text(9),
+            deadline: row.integer(10).map(WallTime.init(nanosecondsSinceEpoch:)), tickNanos: row.integer(11),
+            lateByNanos: row.integer(12), detail: decodeDetail(row.text(13)))
+        if let polls = row.integer(14), let failures = row.integer(15) {
+            record.detail.poll?.counters = PollCounters(
+                polls: Int(polls), failures: Int(failures), progress: row.real(16),
+                lastStatus: row.integer(17).map { Int($0) }, lastError: row.text(18),
+                lastStart: row.integer(19).map(WallTime.init(nanosecondsSinceEpoch:)))
+        }
+        if row.integer(20) == 1 {
+            // The changing columns hold over the detail, as a `.progress` wrote them.
+            var progress = record.progress
+            progress.result = row.text(21).flatMap { try? JSONDecoder().decode(HTTPResult.self, from: Data($0.utf8)) }
+            progress.error = row.text(22)
+            progress.spawned = row.text(23)
+            if let counters = counters(row.text(24), of: kind) { progress.counters = counters }
+            record.apply(progress)
+        }
+        return record
+    }
+
+    /// An attempt as a row's `detail` holds it; nil when unreadable.
+    static func decodeAttempt(_ text: String) -> AttemptInfo? {
+        try? JSONDecoder().decode(AttemptInfo.self, from: Data(text.utf8))
+    }
+
+    /// A group member's end as a row's `detail` holds it; nil when unreadable.
+    static func decodeMember(_ text: String) -> MemberRecord? {
+        try? JSONDecoder().decode(MemberRecord.self, from: Data(text.utf8))
+    }
+
+    /// The `counters` column read back as its kind's counters; nil when empty or unreadable.
+    private static func counters(_ text: String?, of kind: JobKind) -> JobProgress.Counters? {
+        guard let data = text.map({ Data($0.utf8) }) else { return nil }
+        switch kind {
+        case .request: return (try? JSONDecoder().decode(DeliveryCounters.self, from: data)).map(JobProgress.Counters.delivery)
+        case .group: return (try? JSONDecoder().decode(GroupCounters.self, from: data)).map(JobProgress.Counters.group)
+        case .schedule: return (try? JSONDecoder().decode(ScheduleCounters.self, from: data)).map(JobProgress.Counters.schedule)
+        case .countdown, .poll: return nil
+        }
+    }
+
+    private static func decodeDetail(_ text: String?) -> JobDetail {
+        guard let text, let detail = try? JSONDecoder().decode(JobDetail.self, from: Data(text.utf8)) else {
+            return JobDetail()
+        }
+        return detail
+    }
+}

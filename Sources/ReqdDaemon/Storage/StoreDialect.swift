@@ -1,0 +1,57 @@
+/// The SQL a backend's database speaks where SQLite and PostgreSQL differ: replacing a row, and
+/// reading or setting one field of a JSON column.
+enum StoreDialect: Sendable {
+    case sqlite
+    case postgres
+
+    /// Writes a job's whole row, replacing any row with its id. Parameters `?1` … `?24` in the
+    /// order of `StoreCoding.jobColumns`.
+    var upsertJob: String {
+        let insert = """
+            INTO jobs (id, owner, kind, state, key, scope, created_ns, ended_ns, reason,
+                       replaced_by, deadline_ns, tick_ns, late_by_ns, detail,
+                       polls, failures, progress, last_status, last_error, last_start_ns,
+                       progressed, result, error, spawned, counters)
+            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,
+                    1, ?21, ?22, ?23, ?24)
+            """
+        switch self {
+        case .sqlite: return "INSERT OR REPLACE " + insert
+        case .postgres:
+            let columns = [
+                "owner", "kind", "state", "key", "scope", "created_ns", "ended_ns", "reason", "replaced_by", "deadline_ns",
+                "tick_ns", "late_by_ns", "detail", "polls", "failures", "progress", "last_status", "last_error", "last_start_ns",
+                "progressed", "result", "error", "spawned", "counters",
+            ]
+            return "INSERT " + insert + " ON CONFLICT (id) DO UPDATE SET "
+                + columns.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        }
+    }
+
+    /// Writes how a group member ended: `?1` the group, `?2` the member's index, `?3` its detail.
+    var upsertMember: String {
+        switch self {
+        case .sqlite: "INSERT OR REPLACE INTO group_members (job, idx, detail) VALUES (?1, ?2, ?3)"
+        case .postgres:
+            "INSERT INTO group_members (job, idx, detail) VALUES (?1, ?2, ?3) ON CONFLICT (job, idx) DO UPDATE SET detail = excluded.detail"
+        }
+    }
+
+    /// Sets the address `?3` of job `?1`'s last logged attempt when it is attempt `?2` and has none.
+    var setAttemptAddress: String {
+        switch self {
+        case .sqlite:
+            """
+            UPDATE attempts SET detail = json_set(detail, '$.address', ?3)
+            WHERE job = ?1 AND seq = (SELECT max(seq) FROM attempts WHERE job = ?1)
+              AND json_extract(detail, '$.number') = ?2 AND json_extract(detail, '$.address') IS NULL
+            """
+        case .postgres:
+            """
+            UPDATE attempts SET detail = jsonb_set(detail::jsonb, '{address}', to_jsonb(?3::text))::text
+            WHERE job = ?1 AND seq = (SELECT max(seq) FROM attempts WHERE job = ?1)
+              AND (detail::jsonb ->> 'number')::bigint = ?2 AND (detail::jsonb ->> 'address') IS NULL
+            """
+        }
+    }
+}
