@@ -4,14 +4,6 @@ import ReqdTestSupport
 import Testing
 @testable import ReqdDaemon
 
-/// The databases a store test runs against.
-enum StoreKind: String, CaseIterable, CustomTestStringConvertible {
-    case sqlite
-    case postgres
-
-    var testDescription: String { rawValue }
-}
-
 /// Where one test's store lives: a temporary directory, or a cluster of its own on the test
 /// process's PostgreSQL server. Each `open` reaches the same rows.
 final class StorePlace {

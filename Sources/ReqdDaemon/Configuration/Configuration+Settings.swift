@@ -43,7 +43,7 @@ extension Configuration {
             "the PostgreSQL store, a libpq-style URL such as `postgres://reqd@db:5432/reqd?sslmode=verify-full`; logs show it without a password"),
         Setting(
             "storage.postgres_password_file", \.storage.postgresPasswordFile, .absolutePathOrDefault, .restart,
-            "a file holding the PostgreSQL password, read at start; empty: the URL's, else `$PGPASSWORD`"),
+            "a file holding the PostgreSQL password, read at start, for a URL that holds none; empty: `$PGPASSWORD`"),
         Setting(
             "cluster.name", \.storage.clusterName, .clusterName, .restart,
             "keeps clusters apart in one PostgreSQL database: each has the schema `reqd_NAME`"),

@@ -47,10 +47,12 @@ enum StoreDialect: Sendable {
               AND json_extract(detail, '$.number') = ?2 AND json_extract(detail, '$.address') IS NULL
             """
         case .postgres:
+            // jsonb refuses the escape \u0000, which a header or an error may hold: read as U+FFFD.
             """
-            UPDATE attempts SET detail = jsonb_set(detail::jsonb, '{address}', to_jsonb(?3::text))::text
+            UPDATE attempts SET detail = jsonb_set(replace(detail, '\\u0000', '\\ufffd')::jsonb, '{address}', to_jsonb(?3::text))::text
             WHERE job = ?1 AND seq = (SELECT max(seq) FROM attempts WHERE job = ?1)
-              AND (detail::jsonb ->> 'number')::bigint = ?2 AND (detail::jsonb ->> 'address') IS NULL
+              AND (replace(detail, '\\u0000', '\\ufffd')::jsonb ->> 'number')::bigint = ?2
+              AND (replace(detail, '\\u0000', '\\ufffd')::jsonb ->> 'address') IS NULL
             """
         }
     }

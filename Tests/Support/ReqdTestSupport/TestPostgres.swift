@@ -16,6 +16,7 @@ public final class TestPostgres: Sendable {
 
     private static let started = Mutex<Result<TestPostgres, TestPostgresError>?>(nil)
     private static let clusters = Atomic<Int>(0)
+    private static let outputs = Atomic<Int>(0)
 
     private init(directory: String) {
         self.directory = directory
@@ -41,12 +42,27 @@ public final class TestPostgres: Sendable {
         "\(prefix)\(getpid())_\(clusters.add(1, ordering: .relaxed).newValue)"
     }
 
-    /// The server's PID, from `postmaster.pid`; nil when it is not running.
+    /// The server's PID, from `postmaster.pid`; nil when no postgres runs on this data directory
+    /// under that PID (a stale file's PID may belong to another process by now).
     public var pid: pid_t? {
         guard let text = try? String(contentsOfFile: directory + "/data/postmaster.pid", encoding: .utf8),
-            let first = text.split(separator: "\n").first, let pid = pid_t(first), kill(pid, 0) == 0
+            let first = text.split(separator: "\n").first, let pid = pid_t(first),
+            let command = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline"),
+            String(decoding: command, as: UTF8.self).contains(directory + "/data")
         else { return nil }
         return pid
+    }
+
+    /// Starts a server of the caller's own, for a test that stops and starts it; the caller
+    /// stops it with `remove()`.
+    public static func startPrivate() throws(TestPostgresError) -> TestPostgres {
+        try start()
+    }
+
+    /// Stops the server and removes its directory.
+    public func remove() {
+        stop()
+        try? FileManager.default.removeItem(atPath: directory)
     }
 
     /// Stops the server by its PID (a fast shutdown) and waits for it to be gone.
@@ -71,8 +87,7 @@ public final class TestPostgres: Sendable {
 
     private static func stopShared() {
         guard case .success(let server)? = started.withLock({ $0 }) else { return }
-        server.stop()
-        try? FileManager.default.removeItem(atPath: server.directory)
+        server.remove()
     }
 
     private static func start() throws(TestPostgresError) -> TestPostgres {
@@ -101,7 +116,7 @@ public final class TestPostgres: Sendable {
         for name in names where name.hasPrefix("reqd-pg-") {
             let directory = "/tmp/" + name
             guard let owner = (try? String(contentsOfFile: directory + "/owner.pid", encoding: .utf8)).flatMap({ pid_t($0) }),
-                kill(owner, 0) != 0
+                kill(owner, 0) != 0, errno == ESRCH
             else { continue }
             TestPostgres(directory: directory).stop()
             try? FileManager.default.removeItem(atPath: directory)
@@ -121,7 +136,7 @@ public final class TestPostgres: Sendable {
         let closing = #"cd "$0" || exit 1; for f in /proc/$$/fd/*; do n=${f##*/}; ((n > 2)) && eval "exec $n>&-"; done 2>/dev/null; exec "$@""#
         let argv = ["/bin/bash", "-c", closing, directory] + (geteuid() == 0 ? ["/usr/sbin/runuser", "-u", "postgres", "--"] : [])
             + [program] + arguments.dropFirst()
-        let outputPath = directory + "/command.out"
+        let outputPath = directory + "/command-\(outputs.add(1, ordering: .relaxed).newValue).out"
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -136,6 +151,7 @@ public final class TestPostgres: Sendable {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0, errno == EINTR {}
         let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        unlink(outputPath)
         let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
         guard exitStatus == 0 else {
             throw TestPostgresError("\(arguments[0]) failed (\(exitStatus)): \(text.suffix(2_000))")
@@ -148,11 +164,4 @@ public final class TestPostgres: Sendable {
         let versions = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
         return versions.compactMap(Int.init).max().map { "/usr/lib/postgresql/\($0)/bin" }
     }
-}
-
-/// Why the test server could not start or do as asked.
-public struct TestPostgresError: Error, CustomStringConvertible {
-    public let description: String
-
-    init(_ description: String) { self.description = description }
 }

@@ -27,6 +27,7 @@ public struct PostgresAddress: Sendable, Equatable, CustomStringConvertible {
         case verifyFull = "verify-full"
     }
 
+    /// How the connection reaches the server.
     public var endpoint: Endpoint
     /// The role to connect as; the daemon's user name when the URL gives none.
     public var user: String?
@@ -34,7 +35,12 @@ public struct PostgresAddress: Sendable, Equatable, CustomStringConvertible {
     public var password: String?
     /// The database; the user's name when the URL gives none, as libpq does.
     public var database: String?
+    /// The URL's `sslmode`; `prefer` when it gives none, as libpq's default.
     public var tlsMode: TLSMode
+    /// The URL's `connect_timeout` in seconds; 10 when it gives none.
+    public var connectTimeoutSeconds: Int?
+    /// The URL's `application_name`, which `pg_stat_activity` shows; `reqd` when it gives none.
+    public var applicationName: String?
 
     /// Reads a `postgres://` or `postgresql://` URL; `host` in the query or a host that starts with
     /// `/` names a socket directory. Throws the reason in words.
@@ -70,6 +76,13 @@ public struct PostgresAddress: Sendable, Equatable, CustomStringConvertible {
             throw refuse("asks for sslmode '\(mode)' on a Unix socket, which never uses TLS")
         }
         tlsMode = tls
+        applicationName = parameters["application_name"]
+        if let text = parameters["connect_timeout"] {
+            guard let seconds = Int(text), (1...3_600).contains(seconds) else {
+                throw refuse("has connect_timeout '\(text)', not 1 to 3600 seconds")
+            }
+            connectTimeoutSeconds = seconds
+        }
     }
 
     public var description: String {
@@ -80,12 +93,10 @@ public struct PostgresAddress: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// `text` with anything between `://` and `@` after a `:` hidden, for an error about a URL that
-    /// could not be read.
+    /// What an error may show of a URL that could not be read: its scheme alone, since a password
+    /// may sit anywhere in it.
     static func redacted(_ text: String) -> String {
-        guard let scheme = text.range(of: "://"), let at = text[scheme.upperBound...].firstIndex(of: "@"),
-            let colon = text[scheme.upperBound..<at].firstIndex(of: ":")
-        else { return text }
-        return String(text[..<text.index(after: colon)]) + "***" + String(text[at...])
+        guard let scheme = text.range(of: "://") else { return "(not a URL)" }
+        return String(text[..<scheme.upperBound]) + "…"
     }
 }

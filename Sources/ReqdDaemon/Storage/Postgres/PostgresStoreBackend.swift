@@ -8,17 +8,18 @@ import PostgresNIO
 /// A PostgreSQL store: the jobs of one cluster in the schema `reqd_NAME` of a shared database.
 ///
 /// One connection, used only on the store's queue, which waits for each answer: the store is
-/// serial by design. A transaction's statements are sent one after another without a wait between
-/// them, and their answers are awaited together. When the connection is lost the next use opens a
-/// new one.
+/// serial by design. postgres-nio sends a transaction's statements one after another, each after
+/// the answer to the one before, so a commit costs a round trip per statement. When the connection
+/// is lost the next use opens a new one.
 ///
-/// Until leases are built, one daemon at a time runs a cluster: each connection holds the
-/// session advisory lock `reqd:NAME`, and a daemon that cannot take it refuses to start.
+/// Until leases are built, one daemon at a time runs a cluster: the connection holds the session
+/// advisory lock `reqd:NAME`, and a daemon that cannot take it at start refuses to start.
 final class PostgresStoreBackend: StoreBackend {
     private let configuration: PostgresConnection.Configuration
     private let schema: String
     private let lockName: String
     private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    /// postgres-nio's logger: never below `notice`, since its `trace` lines carry rows.
     private let logger: Logger
     private var connection: PostgresConnection?
     private var connections = 0
@@ -29,8 +30,8 @@ final class PostgresStoreBackend: StoreBackend {
     let location: String
     var dialect: StoreDialect { .postgres }
 
-    /// Connects to `address`, creates the cluster's schema or brings it to the current version,
-    /// and takes the cluster's lock.
+    /// Connects to `address`, takes the cluster's lock, and creates the cluster's schema or brings
+    /// it to the current version.
     ///
     /// - Parameter password: used when the URL holds none.
     init(address: PostgresAddress, password: String?, cluster: String, logger: Logger) throws(DaemonError) {
@@ -38,8 +39,11 @@ final class PostgresStoreBackend: StoreBackend {
         location = "\(address) (cluster \(cluster))"
         schema = "reqd_" + cluster
         lockName = "reqd:" + cluster
-        self.logger = logger
+        var quiet = logger
+        if quiet.logLevel < .notice { quiet.logLevel = .notice }
+        self.logger = quiet
         let user = address.user ?? Self.userName()
+        var configuration: PostgresConnection.Configuration
         switch address.endpoint {
         case .unix(let path):
             configuration = .init(unixSocketPath: path, username: user, password: address.password ?? password, database: address.database ?? user)
@@ -48,13 +52,20 @@ final class PostgresStoreBackend: StoreBackend {
                 host: host, port: port, username: user, password: address.password ?? password, database: address.database ?? user,
                 tls: try Self.tls(address.tlsMode))
         }
+        configuration.options.connectTimeout = .seconds(Int64(address.connectTimeoutSeconds ?? 10))
+        configuration.options.additionalStartupParameters = [("application_name", address.applicationName ?? "reqd")]
+        self.configuration = configuration
         do throws(DaemonError) {
-            try migrate()
-            _ = try connected()
+            try migrate(on: try connected(start: true))
         } catch {
             close()
             throw DaemonError(error.code, error.message)
         }
+    }
+
+    /// A store dropped without `close()` closes its connection here.
+    deinit {
+        close()
     }
 
     func transaction(_ statements: [StoreStatement]) throws(DaemonError) {
@@ -65,7 +76,8 @@ final class PostgresStoreBackend: StoreBackend {
         futures.append(send("COMMIT", [], on: connection))
         let results: [Result<PostgresQueryResult, any Error>]
         do {
-            results = try answer(EventLoopFuture.whenAllComplete(futures, on: connection.eventLoop), from: connection)
+            results = try answer(
+                EventLoopFuture.whenAllComplete(futures, on: connection.eventLoop), from: connection, statements: futures.count)
         } catch {
             throw lost(error, "the transaction failed")
         }
@@ -81,13 +93,7 @@ final class PostgresStoreBackend: StoreBackend {
     }
 
     func read(_ sql: String, _ values: [StoreValue], _ row: (any StoreRow) -> Void) throws(DaemonError) {
-        let connection = try connected()
-        try read(sql, values, on: connection, row)
-    }
-
-    /// A store dropped without `close()` closes its connection here.
-    deinit {
-        close()
+        try read(sql, values, on: try connected(), row)
     }
 
     func close() {
@@ -98,15 +104,21 @@ final class PostgresStoreBackend: StoreBackend {
     }
 
     /// The open connection, or a new one set to the cluster's schema and holding its lock.
-    private func connected() throws(DaemonError) -> PostgresConnection {
+    ///
+    /// After a lost connection the server may not yet have ended the old session, which still
+    /// holds the lock: a new connection tries for it for up to 5 s before it gives up.
+    private func connected(start: Bool = false) throws(DaemonError) -> PostgresConnection {
         if let connection, !connection.isClosed { return connection }
         connection = nil
         let new = try open()
         do throws(DaemonError) {
             try run("SET search_path TO \(schema)", on: new)
             var locked = false
-            try read("SELECT CASE WHEN pg_try_advisory_lock(hashtext(?1)) THEN 1 ELSE 0 END::bigint", [.text(lockName)], on: new) {
-                locked = $0.integer(0) == 1
+            for attempt in 0..<(start ? 1 : 20) where !locked {
+                if attempt > 0 { usleep(250_000) }
+                try read("SELECT CASE WHEN pg_try_advisory_lock(hashtext(?1)) THEN 1 ELSE 0 END::bigint", [.text(lockName)], on: new) {
+                    locked = $0.integer(0) == 1
+                }
             }
             guard locked else {
                 throw DaemonError(
@@ -123,24 +135,22 @@ final class PostgresStoreBackend: StoreBackend {
     }
 
     /// Creates the cluster's schema when missing and runs each migration it lacks, each in a
-    /// transaction under a lock, so daemons starting together migrate once.
-    private func migrate() throws(DaemonError) {
-        let connection = try open()
-        defer { _ = try? connection.close().wait() }
+    /// transaction, under the cluster's lock (held by `connection`) and a lock of its own, so
+    /// daemons starting together migrate once.
+    private func migrate(on connection: PostgresConnection) throws(DaemonError) {
         let lock = StoreValue.text("reqd-migrate:" + schema)
         try run("SELECT pg_advisory_lock(hashtext(?1))", [lock], on: connection)
-        defer { _ = try? send("SELECT pg_advisory_unlock(hashtext(?1))", [lock], on: connection).wait() }
+        defer { _ = try? answer(send("SELECT pg_advisory_unlock(hashtext(?1))", [lock], on: connection), from: connection) }
         try run("CREATE SCHEMA IF NOT EXISTS \(schema)", on: connection)
-        try run("CREATE TABLE IF NOT EXISTS \(schema).schema_version (version bigint NOT NULL)", on: connection)
+        try run("CREATE TABLE IF NOT EXISTS schema_version (version bigint NOT NULL)", on: connection)
         var versions: [Int64] = []
-        try read("SELECT version FROM \(schema).schema_version", [], on: connection) { versions.append($0.integer(0) ?? 0) }
-        if versions.isEmpty { try run("INSERT INTO \(schema).schema_version VALUES (0)", on: connection) }
+        try read("SELECT version FROM schema_version", [], on: connection) { versions.append($0.integer(0) ?? 0) }
+        if versions.isEmpty { try run("INSERT INTO schema_version VALUES (0)", on: connection) }
         let version = Int(versions.first ?? 0)
         guard version <= PostgresSchema.currentVersion else {
             throw DaemonError(
                 .unsupportedStoreVersion, "\(location) has schema version \(version); this reqd knows up to \(PostgresSchema.currentVersion)")
         }
-        try run("SET search_path TO \(schema)", on: connection)
         for step in version..<PostgresSchema.currentVersion {
             try run("BEGIN", on: connection)
             do throws(DaemonError) {
@@ -151,10 +161,10 @@ final class PostgresStoreBackend: StoreBackend {
                 try run("UPDATE schema_version SET version = \(step + 1)", on: connection)
                 try run("COMMIT", on: connection)
             } catch {
-                _ = try? send("ROLLBACK", [], on: connection).wait()
+                _ = try? answer(send("ROLLBACK", [], on: connection), from: connection)
                 throw error
             }
-            logger.info("store schema migrated", metadata: ["store.location": "\(location)", "store.version": "\(step + 1)"])
+            logger.notice("store schema migrated", metadata: ["store.location": "\(location)", "store.version": "\(step + 1)"])
         }
     }
 
@@ -189,7 +199,9 @@ final class PostgresStoreBackend: StoreBackend {
             switch value {
             case .integer(let number): bindings.append(number)
             case .real(let number): bindings.append(number)
-            case .text(let text): bindings.append(text)
+            // PostgreSQL's text cannot hold U+0000; SQLite's can. Written as U+FFFD, a key or an
+            // error holding one cannot make every later commit fail.
+            case .text(let text): bindings.append(text.contains("\u{0}") ? text.replacingOccurrences(of: "\u{0}", with: "\u{FFFD}") : text)
             case .null: bindings.appendNull()
             }
         }
@@ -197,17 +209,20 @@ final class PostgresStoreBackend: StoreBackend {
     }
 
     /// Waits for `future`, but not past the connection's end (a statement written after the
-    /// connection closed would never be answered) nor past `statementTimeout`, after which the
-    /// connection is closed so that the next use opens another.
-    private func answer<Value: Sendable>(_ future: EventLoopFuture<Value>, from connection: PostgresConnection) throws -> Value {
+    /// connection closed would never be answered) nor past `statementTimeout` plus 5 ms a
+    /// statement, after which the connection is closed so that the next use opens another.
+    private func answer<Value: Sendable>(
+        _ future: EventLoopFuture<Value>, from connection: PostgresConnection, statements: Int = 1
+    ) throws -> Value {
         let promise = future.eventLoop.makePromise(of: Value.self)
         future.cascade(to: promise)
-        let deadline = NIODeadline.now() + Self.statementTimeout
+        let limit = Self.statementTimeout + .milliseconds(5 * Int64(statements))
+        let deadline = NIODeadline.now() + limit
         let watch = future.eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(250), delay: .milliseconds(250)) { _ in
             if connection.isClosed {
                 promise.fail(PostgresStoreError("the connection closed before the server answered"))
             } else if NIODeadline.now() > deadline {
-                promise.fail(PostgresStoreError("the server did not answer within \(Self.statementTimeout.nanoseconds / 1_000_000_000) s"))
+                promise.fail(PostgresStoreError("the server did not answer within \(limit.nanoseconds / 1_000_000) ms"))
                 connection.close().whenComplete { _ in }
             }
         }
@@ -215,25 +230,36 @@ final class PostgresStoreBackend: StoreBackend {
         return try promise.futureResult.wait()
     }
 
-    /// How long a statement or a transaction may wait for the server.
+    /// How long one statement may wait for the server.
     static let statementTimeout = TimeAmount.seconds(30)
 
-    /// `sql` with each `?N` written `$N`.
+    /// `sql` with each `?` that a digit follows written `$`.
     private func placeholders(_ sql: String) -> String {
         if let known = rewritten[sql] { return known }
-        let text = sql.replacingOccurrences(of: "?", with: "$")
+        var text = ""
+        text.reserveCapacity(sql.utf8.count)
+        var characters = sql.makeIterator()
+        var pending = characters.next()
+        while let character = pending {
+            let next = characters.next()
+            text.append(character == "?" && next?.isASCII == true && next?.isNumber == true ? "$" : character)
+            pending = next
+        }
         rewritten[sql] = text
         return text
     }
 
-    /// The store error for `error`; a connection that is gone is dropped, so the next use opens
-    /// another.
+    /// The store error for `error`; a connection that is gone, or that the store gave up on, is
+    /// dropped, so the next use opens another.
     private func lost(_ error: any Error, _ what: String) -> DaemonError {
         let gone: Set<PSQLError.Code> = [.serverClosedConnection, .clientClosedConnection, .connectionError, .uncleanShutdown]
-        if let connection, connection.isClosed || (error as? PSQLError).map({ gone.contains($0.code) }) == true {
+        if let connection,
+            connection.isClosed || error is PostgresStoreError || (error as? PSQLError).map({ gone.contains($0.code) }) == true
+        {
             _ = try? connection.close().wait()
             self.connection = nil
         }
+        if let error = error as? DaemonError { return error }
         return DaemonError(.storeWriteFailed, "\(location): \(what): \(Self.describe(error))")
     }
 
