@@ -86,6 +86,26 @@ struct PostgresStoreTests {
         #expect(log.withLock { $0 }?.map(\.address) == ["192.0.2.1:80"])
     }
 
+    @Test("a commit is one DO block with the values as literals: quotes doubled, U+0000 replaced, numbers and NULL as SQL writes them; a value holding the block's quote is written statement by statement")
+    func literalBlock() throws {
+        let block = try #require(
+            PostgresStoreBackend.block([
+                StoreStatement("UPDATE jobs SET error = ?2, progress = ?3, late_by_ns = ?4 WHERE id = ?1", [.text("it's\u{0}"), .text("x"), .real(41.5), .null]),
+                StoreStatement("DELETE FROM jobs WHERE id = ?1 AND owner = ?10", Array(repeating: .integer(-7), count: 10)),
+            ]))
+        #expect(block == "DO $reqd$ BEGIN\nUPDATE jobs SET error = 'x', progress = 41.5::float8, late_by_ns = NULL WHERE id = 'it''s\u{FFFD}';\nDELETE FROM jobs WHERE id = -7 AND owner = -7;\nEND $reqd$")
+        #expect(PostgresStoreBackend.block([StoreStatement("DELETE FROM jobs WHERE id = ?1", [.text("a$reqd$b")])]) == nil)
+
+        let cluster = TestPostgres.clusterName()
+        let store = try open(cluster)
+        defer { store.close() }
+        var batch = StoreBatch()
+        batch.changes = [.insert(countdown("cd_quote", key: "it's $reqd$ END $reqd$; DROP TABLE jobs; --"))]
+        store.submit(batch)
+        store.flush()
+        #expect(try store.loadAll().map(\.key) == ["it's $reqd$ END $reqd$; DROP TABLE jobs; --"])
+    }
+
     @Test("a schema newer than this reqd's is refused and left as it was")
     func newerSchemaRefused() throws {
         let cluster = TestPostgres.clusterName()

@@ -8,9 +8,8 @@ import PostgresNIO
 /// A PostgreSQL store: the jobs of one cluster in the schema `reqd_NAME` of a shared database.
 ///
 /// One connection, used only on the store's queue, which waits for each answer: the store is
-/// serial by design. postgres-nio sends a transaction's statements one after another, each after
-/// the answer to the one before, so a commit costs a round trip per statement. When the connection
-/// is lost the next use opens a new one.
+/// serial by design. A commit is one `DO` block holding all its statements: one round trip. When
+/// the connection is lost the next use opens a new one.
 ///
 /// Until leases are built, one daemon at a time runs a cluster: the connection holds the session
 /// advisory lock `reqd:NAME`, and a daemon that cannot take it at start refuses to start.
@@ -68,8 +67,63 @@ final class PostgresStoreBackend: StoreBackend {
         close()
     }
 
+    /// Runs the statements as one `DO` block: one statement, so one round trip and one
+    /// transaction, with the values written into it as SQL literals (postgres-nio speaks only the
+    /// extended protocol, which answers each statement before it takes the next). A text value
+    /// holding the block's quote falls back to one statement at a time.
     func transaction(_ statements: [StoreStatement]) throws(DaemonError) {
+        guard !statements.isEmpty else { return }
         let connection = try connected()
+        guard let block = Self.block(statements) else { return try transactionByStatement(statements, on: connection) }
+        do {
+            _ = try answer(connection.query(PostgresQuery(unsafeSQL: block), logger: logger), from: connection, statements: statements.count)
+        } catch {
+            throw lost(error, "the transaction failed")
+        }
+    }
+
+    /// The statements as one anonymous PL/pgSQL block, their `?N` replaced by literals; nil when a
+    /// text value holds the block's dollar quote.
+    static func block(_ statements: [StoreStatement]) -> String? {
+        var text = "DO $reqd$ BEGIN\n"
+        text.reserveCapacity(statements.reduce(64) { $0 + $1.sql.utf8.count + $1.values.count * 24 })
+        for statement in statements {
+            var characters = statement.sql.unicodeScalars[...]
+            while let scalar = characters.popFirst() {
+                guard scalar == "?", let first = characters.first, ("0"..."9").contains(first) else {
+                    text.unicodeScalars.append(scalar)
+                    continue
+                }
+                var number = 0
+                while let digit = characters.first, ("0"..."9").contains(digit) {
+                    number = number * 10 + Int(digit.value - 48)
+                    characters.removeFirst()
+                }
+                switch statement.values[number - 1] {
+                case .integer(let value): text += String(value)
+                case .real(let value): text += value.isFinite ? "\(value)::float8" : "'\(value.isNaN ? "NaN" : value < 0 ? "-Infinity" : "Infinity")'::float8"
+                case .null: text += "NULL"
+                case .text(let value):
+                    if value.contains("$reqd$") { return nil }
+                    text += "'"
+                    for character in value.unicodeScalars {
+                        switch character {
+                        case "'": text += "''"
+                        // PostgreSQL's text cannot hold U+0000; SQLite's can.
+                        case "\u{0}": text += "\u{FFFD}"
+                        default: text.unicodeScalars.append(character)
+                        }
+                    }
+                    text += "'"
+                }
+            }
+            text += ";\n"
+        }
+        return text + "END $reqd$"
+    }
+
+    /// Runs the statements between BEGIN and COMMIT, each with its parameters bound.
+    private func transactionByStatement(_ statements: [StoreStatement], on connection: PostgresConnection) throws(DaemonError) {
         var futures = [send("BEGIN", [], on: connection)]
         futures.reserveCapacity(statements.count + 2)
         for statement in statements { futures.append(send(statement.sql, statement.values, on: connection)) }
@@ -113,6 +167,8 @@ final class PostgresStoreBackend: StoreBackend {
         let new = try open()
         do throws(DaemonError) {
             try run("SET search_path TO \(schema)", on: new)
+            // The literals of `block` double their quotes and nothing else.
+            try run("SET standard_conforming_strings = on", on: new)
             var locked = false
             for attempt in 0..<(start ? 1 : 20) where !locked {
                 if attempt > 0 { usleep(250_000) }
