@@ -6,7 +6,7 @@ import Testing
 
 @Suite("A daemon on PostgreSQL while the server restarts under load")
 struct PostgresRestartLoadTests {
-    @Test("4 clients register durable countdowns while PostgreSQL restarts: every acknowledged one is in the database, every other was refused storage_unavailable, and the daemon takes work again")
+    @Test("4 clients register durable countdowns, submits, polls and groups while PostgreSQL restarts: every acknowledged one is in the database, every other was refused storage_unavailable, and the daemon takes work again")
     func restartUnderLoad() throws {
         // A server of its own: the other tests' server never stops under them.
         let server = try TestPostgres.startPrivate()
@@ -14,6 +14,8 @@ struct PostgresRestartLoadTests {
         let directory = TemporaryDirectory()
         let cluster = TestPostgres.clusterName()
         let address = try PostgresAddress(parsing: server.url)
+        let target = try TestHTTPServer { _ in TestHTTPServer.Reply(status: 200, body: #"{"state":"running"}"#) }
+        defer { target.shutdown() }
         let daemon = try startDaemon(in: directory) { configuration in
             configuration.storage.backend = .postgres
             configuration.storage.postgresAddress = address
@@ -37,7 +39,20 @@ struct PostgresRestartLoadTests {
                 return
             }
             for number in 0..<perClient {
-                let reply = client.call(["id": number, "op": "register-countdown", "duration_ms": 3_600_000])
+                let request: [String: Any] =
+                    switch number % 4 {
+                    case 0: ["op": "register-countdown", "duration_ms": 3_600_000]
+                    case 1: ["op": "submit", "method": "POST", "url": target.url("/submit/\(index)/\(number)"), "body": "{}", "dedupe_window_ms": 0]
+                    case 2: poll(target.url("/poll/\(index)/\(number)"), every: 3_600_000)
+                    default:
+                        [
+                            "op": "register-group",
+                            "members": [["method": "GET", "url": target.url("/group/\(index)/\(number)/a")], ["method": "GET", "url": target.url("/group/\(index)/\(number)/b")]],
+                        ]
+                    }
+                var call = request
+                call["id"] = number
+                let reply = client.call(call)
                 if let id = reply?.job?["id"] as? String {
                     acknowledged.withLock { $0.append(id) }
                 } else {
@@ -58,6 +73,7 @@ struct PostgresRestartLoadTests {
         }
         let acked = acknowledged.withLock { $0 } + [try #require(after)]
         let stored = Set(try server.psql("SELECT id FROM reqd_\(cluster).jobs").split(separator: "\n").map(String.init))
+        #expect(Set(acked.map { $0.prefix(3) }) == ["cd_", "rq_", "pl_", "gr_"], "every kind was acknowledged: \(Set(acked.map { $0.prefix(3) }))")
         #expect(stored.isSuperset(of: acked), "acknowledged but not in the database: \(Set(acked).subtracting(stored).prefix(5))")
         #expect(acked.count + refused.values.reduce(0, +) == 4 * perClient + 1)
         print("restart under load: \(acked.count) acknowledged, \(refused) refused")
