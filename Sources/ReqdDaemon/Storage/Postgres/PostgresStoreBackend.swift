@@ -88,36 +88,20 @@ final class PostgresStoreBackend: StoreBackend {
         var text = "DO $reqd$ BEGIN\n"
         text.reserveCapacity(statements.reduce(64) { $0 + $1.sql.utf8.count + $1.values.count * 24 })
         for statement in statements {
-            var characters = statement.sql.unicodeScalars[...]
-            while let scalar = characters.popFirst() {
-                guard scalar == "?", let first = characters.first, ("0"..."9").contains(first) else {
-                    text.unicodeScalars.append(scalar)
-                    continue
-                }
-                var number = 0
-                while let digit = characters.first, ("0"..."9").contains(digit) {
-                    number = number * 10 + Int(digit.value - 48)
-                    characters.removeFirst()
-                }
+            let written = StoreStatement.replacingPlaceholders(in: statement.sql) { number -> String? in
                 switch statement.values[number - 1] {
-                case .integer(let value): text += String(value)
-                case .real(let value): text += value.isFinite ? "\(value)::float8" : "'\(value.isNaN ? "NaN" : value < 0 ? "-Infinity" : "Infinity")'::float8"
-                case .null: text += "NULL"
+                case .integer(let value): return String(value)
+                case .real(let value):
+                    return value.isFinite ? "\(value)::float8" : "'\(value.isNaN ? "NaN" : value < 0 ? "-Infinity" : "Infinity")'::float8"
+                case .null: return "NULL"
                 case .text(let value):
-                    if value.contains("$reqd$") { return nil }
-                    text += "'"
-                    for character in value.unicodeScalars {
-                        switch character {
-                        case "'": text += "''"
-                        // PostgreSQL's text cannot hold U+0000; SQLite's can.
-                        case "\u{0}": text += "\u{FFFD}"
-                        default: text.unicodeScalars.append(character)
-                        }
-                    }
-                    text += "'"
+                    guard !value.contains("$reqd$") else { return nil }
+                    let storable = Self.storable(value)
+                    return "'" + (storable.contains("'") ? storable.replacingOccurrences(of: "'", with: "''") : storable) + "'"
                 }
             }
-            text += ";\n"
+            guard let written else { return nil }
+            text += written + ";\n"
         }
         return text + "END $reqd$"
     }
@@ -255,9 +239,7 @@ final class PostgresStoreBackend: StoreBackend {
             switch value {
             case .integer(let number): bindings.append(number)
             case .real(let number): bindings.append(number)
-            // PostgreSQL's text cannot hold U+0000; SQLite's can. Written as U+FFFD, a key or an
-            // error holding one cannot make every later commit fail.
-            case .text(let text): bindings.append(text.contains("\u{0}") ? text.replacingOccurrences(of: "\u{0}", with: "\u{FFFD}") : text)
+            case .text(let text): bindings.append(Self.storable(text))
             case .null: bindings.appendNull()
             }
         }
@@ -289,20 +271,18 @@ final class PostgresStoreBackend: StoreBackend {
     /// How long one statement may wait for the server.
     static let statementTimeout = TimeAmount.seconds(30)
 
-    /// `sql` with each `?` that a digit follows written `$`.
+    /// `sql` with each `?N` written `$N`.
     private func placeholders(_ sql: String) -> String {
         if let known = rewritten[sql] { return known }
-        var text = ""
-        text.reserveCapacity(sql.utf8.count)
-        var characters = sql.makeIterator()
-        var pending = characters.next()
-        while let character = pending {
-            let next = characters.next()
-            text.append(character == "?" && next?.isASCII == true && next?.isNumber == true ? "$" : character)
-            pending = next
-        }
+        let text = StoreStatement.replacingPlaceholders(in: sql) { "$\($0)" } ?? sql
         rewritten[sql] = text
         return text
+    }
+
+    /// `text` as PostgreSQL's `text` can hold it: U+0000, which it cannot (SQLite's can), written
+    /// as U+FFFD, so that a key or an error holding one cannot make every later commit fail.
+    private static func storable(_ text: String) -> String {
+        text.contains("\u{0}") ? text.replacingOccurrences(of: "\u{0}", with: "\u{FFFD}") : text
     }
 
     /// The store error for `error`; a connection that is gone, or that the store gave up on, is
