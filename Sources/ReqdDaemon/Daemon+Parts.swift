@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import Logging
 import ReqdCore
@@ -27,6 +28,9 @@ extension Daemon {
         }
     }
 
+    /// The status `reqd` exits with when its lease on a shared store is lost.
+    public static let leaseLostExitStatus: Int32 = 75
+
     /// The start-up steps after the loop: the store and its jobs, the executor, then the socket.
     /// Each adds what it starts to `parts` before the next step can fail.
     static func bringUp(
@@ -49,7 +53,7 @@ extension Daemon {
         func unusable(_ error: DaemonError) -> DaemonError {
             if configuration.storage.backend == .postgres {
                 return DaemonError(
-                    [.storeInUse, .unsupportedStoreVersion, .invalidSetting].contains(error.code) ? error.code : .storageFailed,
+                    [.unsupportedStoreVersion, .invalidSetting].contains(error.code) ? error.code : .storageFailed,
                     "cannot open the PostgreSQL job store: \(error.message)")
             }
             return DaemonError(
@@ -66,9 +70,14 @@ extension Daemon {
                 guard let address = configuration.storage.postgresAddress else {
                     throw DaemonError.invalidSetting("storage.postgres_url", "must be set when storage.backend is postgres")
                 }
-                backend = try PostgresStoreBackend(
+                // The state directory's lock says the daemon that ran here before is gone.
+                let holderFile = stateDirectory + "/cluster-holder"
+                let previous = (try? String(contentsOfFile: holderFile, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+                let postgres = try PostgresStoreBackend(
                     address: address, password: try configuration.storage.postgresPassword(), cluster: configuration.storage.clusterName,
-                    logger: logger)
+                    previousHolder: previous, leaseNanos: configuration.storage.leaseNanos, logger: logger)
+                try? (postgres.holder + "\n").write(toFile: holderFile, atomically: true, encoding: .utf8)
+                backend = postgres
             }
             // Weak, here and for the executor: the loop holds both, so they must not hold it.
             let health = StoreHealthLog(logger: logger)
@@ -113,6 +122,23 @@ extension Daemon {
         }
         parts.executor = executor
         loop.attach(executor: executor)
+        // Renewed from now on, through the reads of a long start.
+        store.keepLease(
+            claimed: { [weak loop] records in
+                logger.info("took over jobs another daemon left", metadata: ["store.claimed": "\(records.count)"])
+                loop?.performSoon(.restore(records))
+            },
+            endedElsewhere: { [weak loop] job, replacedBy in
+                logger.debug("a job ended on another daemon", metadata: ["job.id": "\(job)", "job.replaced_by": "\(replacedBy ?? "")"])
+                loop?.submit(.endedElsewhere(JobID(job), replacedBy: replacedBy.map(JobID.init)))
+            },
+            lost: { error in
+                // Other daemons may run this one's jobs from now on: only stopping at once keeps
+                // them from running twice. systemd starts the daemon again (Restart=on-failure).
+                logger.critical("lease lost; reqd exits so that no job runs on two daemons", metadata: ["store.error": "\(error.message)"])
+                notifier.status("lease lost; exiting")
+                Glibc.exit(Self.leaseLostExitStatus)
+            })
         // This thread reads the rows and makes them jobs while the scheduler's queue files the
         // jobs of the chunks before. One clock reading serves every chunk.
         var rows = 0

@@ -11,7 +11,7 @@ public struct DaemonError: Error, Sendable, CustomStringConvertible {
         private enum Kind: String, Sendable {
             case socketPathTooLong, alreadyRunning, socketPathInUse, socketSetupFailed
             case stateDirectoryUnusable, stateDirectoryLocked, storageFailed
-            case storeOpenFailed, storeWriteFailed, storeFull, storeDamaged, unsupportedStoreVersion, storeInUse
+            case storeOpenFailed, storeWriteFailed, storeFull, storeDamaged, unsupportedStoreVersion, leaseLost
             case configurationUnreadable, malformedConfiguration, unknownSetting, invalidSetting
             case httpSetupFailed
         }
@@ -46,8 +46,8 @@ public struct DaemonError: Error, Sendable, CustomStringConvertible {
         public static let storeDamaged = Code(.storeDamaged)
         /// The database file was written by a newer reqd.
         public static let unsupportedStoreVersion = Code(.unsupportedStoreVersion)
-        /// Another daemon runs the PostgreSQL store's cluster.
-        public static let storeInUse = Code(.storeInUse)
+        /// This daemon's lease on its PostgreSQL jobs expired: other daemons may run them now.
+        public static let leaseLost = Code(.leaseLost)
         /// The configuration file cannot be read.
         public static let configurationUnreadable = Code(.configurationUnreadable)
         /// A line of the configuration file is not the TOML that reqd reads.

@@ -96,4 +96,27 @@ struct HygieneTests {
         let countdown = h.countdown(key: "watch", seconds: 10)
         #expect(countdown.reply.replaced == poll.rawValue)
     }
+
+    @Test("a job another daemon ended (its key taken by a newer job there, or cancelled there) ends here: its request is aborted, its watchers hear why, and its late answer changes nothing")
+    func endedElsewhere() throws {
+        var h = Harness()
+        let replaced = h.submitted(submitSpec(url: "https://api.example/search?q=a", key: "search"))
+        let cancelled = h.countdown(key: "tea", seconds: 60)
+        #expect(replaced.effects.sends.count == 1)
+        let elsewhere = JobID("rq_elsewhere1")
+        let effects = h.handle(.endedElsewhere(JobID(replaced.reply.job.id), replacedBy: elsewhere))
+        #expect(effects.aborts.map(\.0.rawValue) == [replaced.reply.job.id])
+        let job = try #require(h.scheduler.job(JobID(replaced.reply.job.id)))
+        #expect(job.state == .cancelled && job.reason == .superseded && job.replacedBy == elsewhere)
+        #expect(h.handle(.httpFinished(JobID(replaced.reply.job.id), attempt: 1, .response(HTTPAnswer(status: 200)))).events.isEmpty)
+        _ = h.handle(.endedElsewhere(cancelled.id, replacedBy: nil))
+        let countdown = try #require(h.scheduler.job(cancelled.id))
+        #expect(countdown.state == .cancelled && countdown.reason == .requested)
+        // The key is free here again: a new job with it replaces nothing on this daemon.
+        let again = h.countdown(key: "tea", seconds: 60)
+        #expect(again.reply.replaced == nil)
+        // A notice for a job that already ended, or that this daemon never had, changes nothing.
+        #expect(h.handle(.endedElsewhere(cancelled.id, replacedBy: nil)).events.isEmpty)
+        #expect(h.handle(.endedElsewhere(JobID("cd_unknown001"), replacedBy: nil)).events.isEmpty)
+    }
 }

@@ -16,35 +16,104 @@ struct PostgresStoreTests {
             deadline: WallTime(nanosecondsSinceEpoch: 9_000_000_000), tickNanos: 1_000_000_000, lateByNanos: nil)
     }
 
-    private func open(_ cluster: String) throws -> JobStore {
+    private func open(
+        _ cluster: String, leaseNanos: Int64 = 15_000_000_000,
+        onCommit: @escaping @Sendable ([CommitToken], String?) -> Void = { _, _ in }
+    ) throws -> JobStore {
         JobStore(
             backend: try PostgresStoreBackend(
-                address: try StorePlace.postgresAddress(), password: nil, cluster: cluster, logger: Logger(label: "reqd-test")),
-            onCommit: { _, _ in })
+                address: try StorePlace.postgresAddress(), password: nil, cluster: cluster, leaseNanos: leaseNanos,
+                logger: Logger(label: "reqd-test")),
+            onCommit: onCommit)
     }
 
-    @Test("one daemon per cluster: a second store on it is refused naming the cluster; another cluster in the same database sees none of its rows")
-    func oneDaemonPerCluster() throws {
+    /// Waits up to 10 s for `condition`, checking every 50 ms.
+    private func eventually(_ condition: () -> Bool) -> Bool {
+        for _ in 0..<200 {
+            if condition() { return true }
+            usleep(50_000)
+        }
+        return condition()
+    }
+
+    @Test("two daemons share a cluster: each loads only the rows it holds, and when one leaves, the other's next renewal claims its rows; another cluster in the same database sees none of them")
+    func daemonsShareCluster() throws {
         let cluster = TestPostgres.clusterName()
         let first = try open(cluster)
         var batch = StoreBatch()
-        batch.changes = [.insert(countdown("cd_a", key: "k"))]
+        batch.changes = [.insert(countdown("cd_a", key: nil))]
         first.submit(batch)
         first.flush()
-        do {
-            _ = try open(cluster)
-            Issue.record("a second store opened the same cluster")
-        } catch let error as DaemonError {
-            #expect(error.code == .storeInUse)
-            #expect(error.message.contains("cluster \(cluster)"), "\(error.message)")
-        }
+        let second = try open(cluster, leaseNanos: 1_500_000_000)
+        defer { second.close() }
+        #expect(try second.loadAll().isEmpty, "a live daemon's rows are its own")
+        let claimed = Mutex<[[String]]>([])
+        second.keepLease(claimed: { records in claimed.withLock { $0.append(records.map(\.id)) } }, lost: { _ in Issue.record("lease lost") })
         let other = try open(TestPostgres.clusterName())
         #expect(try other.loadAll().isEmpty)
         other.close()
+        usleep(700_000)
+        #expect(claimed.withLock { $0.isEmpty }, "nothing is claimed while the first daemon is there")
         first.close()
-        let again = try open(cluster)
-        #expect(try again.loadAll().map(\.id) == ["cd_a"], "once the first has closed, the cluster opens with its rows")
-        again.close()
+        #expect(eventually { claimed.withLock { $0 } == [["cd_a"]] }, "the next renewal finds the first daemon gone and claims its row")
+        let server = try TestPostgres.shared()
+        #expect(try server.psql("SELECT count(*) FROM reqd_\(cluster).daemons") == "1\n", "the first daemon's row left with it")
+    }
+
+    @Test("a daemon whose lease expired commits nothing, its renewal says so, and another daemon claims its rows at start")
+    func expiredLease() throws {
+        let cluster = TestPostgres.clusterName()
+        let failures = Mutex<[String]>([])
+        let backend = try PostgresStoreBackend(
+            address: try StorePlace.postgresAddress(), password: nil, cluster: cluster, leaseNanos: 1_000_000_000,
+            logger: Logger(label: "reqd-test"))
+        let first = JobStore(backend: backend) { _, failure in
+            if let failure { failures.withLock { $0.append(failure) } }
+        }
+        defer { first.close() }
+        var batch = StoreBatch()
+        batch.changes = [.insert(countdown("cd_held", key: nil))]
+        first.submit(batch)
+        first.flush()
+        #expect(failures.withLock { $0.isEmpty })
+        usleep(1_200_000)
+        batch.changes = [.insert(countdown("cd_late", key: nil))]
+        batch.barriers = [CommitToken(7)]
+        first.submit(batch)
+        first.flush()
+        #expect(failures.withLock { $0.count == 1 && $0[0].contains("lease has expired") }, "\(failures.withLock { $0 })")
+        let second = try open(cluster)
+        defer { second.close() }
+        #expect(try second.loadAll().map(\.id) == ["cd_held"], "the expired daemon's row is free; the refused one was never written")
+        do {
+            _ = try backend.lease.renew()
+            Issue.record("an expired lease was renewed")
+        } catch {
+            #expect(error.code == .leaseLost, "\(error.message)")
+        }
+        let lost = Mutex<DaemonError?>(nil)
+        first.keepLease(claimed: { _ in }, lost: { error in lost.withLock { $0 = error } })
+        #expect(eventually { lost.withLock { $0?.code == .leaseLost } }, "the keeper reports the lease lost")
+    }
+
+    @Test("daemons that claim at once split the free rows between them: each row goes to one of them")
+    func concurrentClaims() throws {
+        let cluster = TestPostgres.clusterName()
+        let first = try open(cluster)
+        var batch = StoreBatch()
+        batch.changes = (0..<300).map { .insert(countdown("cd_\($0)", key: nil)) }
+        first.submit(batch)
+        first.close()
+        let stores = try (0..<3).map { _ in try open(cluster) }
+        defer { for store in stores { store.close() } }
+        let loaded = Mutex<[[String]]>([[], [], []])
+        DispatchQueue.concurrentPerform(iterations: 3) { index in
+            let ids = (try? stores[index].loadAll().map(\.id)) ?? []
+            loaded.withLock { $0[index] = ids }
+        }
+        let all = loaded.withLock { $0 }
+        #expect(all.map(\.count).reduce(0, +) == 300, "\(all.map(\.count))")
+        #expect(Set(all.joined()).count == 300, "no row went to two daemons")
     }
 
     @Test("the database keeps one active job per owner and key, whoever writes the rows")
@@ -66,10 +135,7 @@ struct PostgresStoreTests {
     @Test("text holding U+0000, which PostgreSQL's text cannot hold, is written with U+FFFD and fails no commit; an attempt's headers holding it still take an address")
     func nulCharacters() throws {
         let failures = Mutex<[String]>([])
-        let store = JobStore(
-            backend: try PostgresStoreBackend(
-                address: try StorePlace.postgresAddress(), password: nil, cluster: TestPostgres.clusterName(), logger: Logger(label: "reqd-test")),
-            onCommit: { _, failure in if let failure { failures.withLock { $0.append(failure) } } })
+        let store = try open(TestPostgres.clusterName()) { _, failure in if let failure { failures.withLock { $0.append(failure) } } }
         defer { store.close() }
         var batch = StoreBatch()
         let attempt = AttemptInfo(
@@ -86,14 +152,14 @@ struct PostgresStoreTests {
         #expect(log.withLock { $0 }?.map(\.address) == ["192.0.2.1:80"])
     }
 
-    @Test("a commit is one DO block with the values as literals: quotes doubled, U+0000 replaced, numbers and NULL as SQL writes them; a value holding the block's quote is written statement by statement")
+    @Test("a commit is one DO block, the lease checked first, with the values as literals: quotes doubled, U+0000 replaced, numbers and NULL as SQL writes them; a value holding the block's quote is written statement by statement")
     func literalBlock() throws {
         let block = try #require(
             PostgresStoreBackend.block([
                 StoreStatement("UPDATE jobs SET error = ?2, progress = ?3, late_by_ns = ?4 WHERE id = ?1", [.text("it's\u{0}"), .text("x"), .real(41.5), .null]),
                 StoreStatement("DELETE FROM jobs WHERE id = ?1 AND owner = ?10", Array(repeating: .integer(-7), count: 10)),
             ]))
-        #expect(block == "DO $reqd$ BEGIN\nUPDATE jobs SET error = 'x', progress = 41.5::float8, late_by_ns = NULL WHERE id = 'it''s\u{FFFD}';\nDELETE FROM jobs WHERE id = -7 AND owner = -7;\nEND $reqd$")
+        #expect(block == "DO $reqd$ BEGIN\n" + PostgresStoreBackend.leaseCheck + "\nUPDATE jobs SET error = 'x', progress = 41.5::float8, late_by_ns = NULL WHERE id = 'it''s\u{FFFD}';\nDELETE FROM jobs WHERE id = -7 AND owner = -7;\nEND $reqd$")
         #expect(PostgresStoreBackend.block([StoreStatement("DELETE FROM jobs WHERE id = ?1", [.text("a$reqd$b")])]) == nil)
 
         let cluster = TestPostgres.clusterName()
@@ -127,7 +193,7 @@ struct PostgresStoreTests {
         let store = JobStore(
             backend: try PostgresStoreBackend(
                 address: try PostgresAddress(parsing: server.url), password: nil, cluster: TestPostgres.clusterName(),
-                logger: Logger(label: "reqd-test")),
+                leaseNanos: 15_000_000_000, logger: Logger(label: "reqd-test")),
             onCommit: { tokens, failure in
                 if let failure { failures.withLock { $0.append(failure) } } else { committed.withLock { $0 += tokens.map(\.rawValue) } }
             })
@@ -158,7 +224,7 @@ struct PostgresStoreTests {
         #expect(rows["cd_before"]?.state == .expired, "the end that waited through the outage was written")
     }
 
-    @Test("a daemon on the PostgreSQL store keeps durable jobs across a restart; a second daemon on its cluster does not start")
+    @Test("daemons on the PostgreSQL store: a second one on the cluster runs none of the first's jobs, takes them over when the first stops, and a restarted first takes them back when the second stops")
     func daemonRestart() throws {
         let directory = TemporaryDirectory()
         let cluster = TestPostgres.clusterName()
@@ -167,28 +233,26 @@ struct PostgresStoreTests {
             configuration.storage.backend = .postgres
             configuration.storage.postgresAddress = address
             configuration.storage.clusterName = cluster
+            configuration.storage.leaseNanos = 1_500_000_000
         }
-        var durableID = ""
-        do {
-            let daemon = try startDaemon(in: directory, configure: configure)
+        func listed(_ daemon: Daemon) throws -> [String] {
             let client = try LineClient(path: daemon.socketPath)
-            durableID = try #require(client.call(["id": 1, "op": "register-countdown", "key": "d", "duration_ms": 60_000])?.job?["id"] as? String)
-            let other = TemporaryDirectory()
-            do {
-                let second = try startDaemon(in: other, configure: configure)
-                second.stop()
-                Issue.record("a second daemon started on the cluster")
-            } catch let error as DaemonError {
-                #expect(error.code == .storeInUse, "\(error.message)")
-            }
-            daemon.stop()
+            let jobs = try #require(client.call(["id": 1, "op": "list"])?.result?["jobs"] as? [[String: Any]])
+            return jobs.compactMap { $0["id"] as? String }
         }
+        let first = try startDaemon(in: directory, configure: configure)
+        let client = try LineClient(path: first.socketPath)
+        let durableID = try #require(client.call(["id": 1, "op": "register-countdown", "key": "d", "duration_ms": 60_000])?.job?["id"] as? String)
+        let other = TemporaryDirectory()
+        let second = try startDaemon(in: other, configure: configure)
+        #expect(try listed(second).isEmpty, "the first daemon's job is not the second's")
+        first.stop()
+        #expect(eventually { (try? listed(second)) == [durableID] }, "the second daemon took the job over")
         let server = try TestPostgres.shared()
+        second.stop()
         #expect(try server.psql("SELECT id, state FROM reqd_\(cluster).jobs") == "\(durableID)|active\n")
-        let daemon = try startDaemon(in: directory, configure: configure)
-        defer { daemon.stop() }
-        let client = try LineClient(path: daemon.socketPath)
-        let jobs = try #require(client.call(["id": 1, "op": "list"])?.result?["jobs"] as? [[String: Any]])
-        #expect(jobs.map { $0["id"] as? String } == [durableID])
+        let again = try startDaemon(in: directory, configure: configure)
+        defer { again.stop() }
+        #expect(try listed(again) == [durableID])
     }
 }

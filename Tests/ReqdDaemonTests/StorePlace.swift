@@ -27,7 +27,8 @@ final class StorePlace {
             return try JobStore(directory: directory.path, onCommit: onCommit)
         case .postgres:
             let backend = try PostgresStoreBackend(
-                address: try Self.postgresAddress(), password: nil, cluster: cluster, logger: Logger(label: "reqd-test"))
+                address: try Self.postgresAddress(), password: nil, cluster: cluster,
+                leaseNanos: 15_000_000_000, logger: Logger(label: "reqd-test"))
             return JobStore(backend: backend, onCommit: onCommit)
         }
     }

@@ -141,6 +141,8 @@ public struct Scheduler: Sendable {
             restore(chunk, at: now, into: &effects)
         case .restoreEnded:
             finishRestore(at: now, into: &effects)
+        case .endedElsewhere(let id, let replacedBy):
+            finish(id, as: .cancelled, reason: replacedBy == nil ? .requested : .superseded, replacedBy: replacedBy, at: now, into: &effects)
         case .reconfigure(let configuration):
             let targetsChanged = configuration.targets != self.configuration.targets
             self.configuration = configuration

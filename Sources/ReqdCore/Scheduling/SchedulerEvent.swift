@@ -24,6 +24,10 @@ public enum SchedulerEvent: Sendable {
     case restoreChunk(RestoreChunk)
     /// Every chunk has been handed over.
     case restoreEnded
+    /// Another daemon sharing the store ended a job this one runs: a newer job with its key
+    /// (`replacedBy`) or a cancel. The job ends here as cancelled, and its requests in flight are
+    /// aborted; what the other daemon wrote stands.
+    case endedElsewhere(JobID, replacedBy: JobID?)
     /// A later turn for the lists in progress (`Scheduler.hasListsInProgress`).
     case continueLists
     /// A link, address or route changed: unreachable targets are worth a probe now.

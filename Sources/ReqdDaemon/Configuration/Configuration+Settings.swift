@@ -47,6 +47,9 @@ extension Configuration {
         Setting(
             "cluster.name", \.storage.clusterName, .clusterName, .restart,
             "keeps clusters apart in one PostgreSQL database: each has the schema `reqd_NAME`"),
+        Setting(
+            "cluster.lease", \.storage.leaseNanos, .duration(minimum: 1_000_000_000), .restart,
+            "how long a daemon's hold on its PostgreSQL jobs lasts without a heartbeat (renewed every third of it); when it expires, other daemons take the jobs over"),
         Setting("jobs.max_active", \.scheduler.maxActiveJobs, .integer(1...100_000_000), .reload, "beyond it, `too_many_jobs`"),
         Setting(
             "jobs.retention", \.scheduler.retentionNanos, .duration(allowZero: true), .reload,

@@ -14,8 +14,9 @@ extension Setting {
 }
 
 extension Setting.Kind where Value == Int64 {
-    /// A duration in nanoseconds, written `"1h30m"` (or a number of seconds); zero only when `allowZero`.
-    static func duration(allowZero: Bool = false) -> Self {
+    /// A duration in nanoseconds, written `"1h30m"` (or a number of seconds); zero only when
+    /// `allowZero`, and never below `minimum` when one is given.
+    static func duration(allowZero: Bool = false, minimum: Int64? = nil) -> Self {
         Self(
             parse: { key, value throws(DaemonError) in
                 let nanos: Int64?
@@ -28,6 +29,9 @@ extension Setting.Kind where Value == Int64 {
                 guard let nanos, allowZero ? nanos >= 0 : nanos > 0 else {
                     throw .invalidSetting(
                         key, "must be a \(allowZero ? "non-negative" : "positive") duration such as \"1s\", \"15m\" or \"1h30m\"")
+                }
+                if let minimum, nanos < minimum {
+                    throw .invalidSetting(key, "must be at least \(DurationText.format(nanoseconds: minimum))")
                 }
                 return nanos
             },

@@ -20,6 +20,7 @@ public final class JobStore: @unchecked Sendable {
     private var unwritten: [StoreChange] = []
     private let onCommit: @Sendable ([CommitToken], String?) -> Void
     private let metrics: DaemonMetrics?
+    private let lease = Mutex<LeaseKeeper?>(nil)
 
     /// Where the rows are, for logs: the SQLite file's path, or the PostgreSQL address without its
     /// password.
@@ -64,47 +65,102 @@ public final class JobStore: @unchecked Sendable {
         return records
     }
 
-    /// Reads every job row in chunks of `chunkSize`, handing each to `each` with the count of rows
-    /// in all as soon as it is read, so the caller can restore one chunk while the next is read.
+    /// Keeps this daemon's lease on a store that several daemons share (PostgreSQL); nothing on
+    /// SQLite, whose one daemon holds every row. Call it before `load`, so that a long start is
+    /// renewed through.
+    ///
+    /// - Parameters:
+    ///   - claimed: the rows taken over from a daemon that left or whose lease expired, on the
+    ///     store's queue.
+    ///   - endedElsewhere: a job of this daemon's that another daemon ended, with the job that
+    ///     replaced it, on any thread.
+    ///   - lost: called once, on any thread, when the lease is lost: other daemons may run this
+    ///     one's jobs from then on, so it must not.
+    public func keepLease(
+        claimed: @escaping @Sendable ([JobRecord]) -> Void,
+        endedElsewhere: @escaping @Sendable (_ job: String, _ replacedBy: String?) -> Void = { _, _ in },
+        lost: @escaping @Sendable (DaemonError) -> Void
+    ) {
+        guard let lease = queue.sync(execute: { (backend as? any LeasedStoreBackend)?.lease }) else { return }
+        // The lease is the keeper's from here on; this is its first use, before the keeper exists.
+        try? lease.listen(endedElsewhere)
+        let claimPending = Atomic<Bool>(false)
+        let keeper = LeaseKeeper(
+            lease: lease,
+            takeOver: { [weak self] orphans in
+                guard let self, orphans || claimPending.load(ordering: .relaxed) else { return }
+                claimPending.store(true, ordering: .relaxed)
+                queue.async {
+                    do throws(DaemonError) {
+                        var records: [JobRecord] = []
+                        try self.backend.claim(all: false) { rows throws(DaemonError) in
+                            try self.read(rows, chunkSize: .max) { chunk, _ in records += chunk }
+                        }
+                        claimPending.store(false, ordering: .relaxed)
+                        if !records.isEmpty { claimed(records) }
+                    } catch {
+                        // Tried again after the next renewal.
+                    }
+                }
+            }, lost: lost)
+        self.lease.withLock { $0 = keeper }
+    }
+
+    /// Whether this daemon may run its durable jobs now: always on SQLite; on a shared store, while
+    /// its lease surely holds. When it does not, the lease is reported lost.
+    public func leaseHolds() -> Bool {
+        lease.withLock { $0 }?.holds() ?? true
+    }
+
+    /// Claims the rows this daemon is to run and reads every row it holds in chunks of
+    /// `chunkSize`, handing each to `each` with the count of rows in all as soon as it is read, so
+    /// the caller can restore one chunk while the next is read.
     public func load(chunkSize: Int, _ each: ([JobRecord], _ total: Int) -> Void) throws(DaemonError) {
         // The row callback is only called during `read`, never kept.
         let failure = withoutActuallyEscaping(each) { each in queue.sync { () -> DaemonError? in
             do throws(DaemonError) {
-                // Members first: each group's are applied over its row as the row is read.
-                var members: [String: [(index: Int, record: MemberRecord)]] = [:]
-                try backend.read(StoreCoding.membersQuery, []) { row in
-                    guard let id = row.text(0), let index = row.integer(1), let member = row.text(2).flatMap(StoreCoding.decodeMember)
-                    else { return }
-                    members[id, default: []].append((Int(index), member))
-                }
-                var attempts: [String: [AttemptInfo]] = [:]
-                try backend.read(StoreCoding.activePollAttemptsQuery, []) { row in
-                    guard let id = row.text(0), let attempt = row.text(1).flatMap(StoreCoding.decodeAttempt) else { return }
-                    attempts[id, default: []].append(attempt)
-                }
-                var total = 0
-                try backend.read(StoreCoding.countQuery, []) { total = Int($0.integer(0) ?? 0) }
-                var chunk: [JobRecord] = []
-                chunk.reserveCapacity(min(chunkSize, total))
-                try backend.read(StoreCoding.jobsQuery, []) { row in
-                    guard var record = StoreCoding.record(from: row) else { return }
-                    if let log = attempts[record.id] { record.attempts = log }
-                    if record.kind == .group, let ended = members[record.id] {
-                        for member in ended { _ = record.apply(.groupMember(record.id, index: member.index, member.record)) }
-                    }
-                    chunk.append(record)
-                    if chunk.count >= chunkSize {
-                        each(chunk, total)
-                        chunk.removeAll(keepingCapacity: true)
-                    }
-                }
-                if !chunk.isEmpty || total == 0 { each(chunk, total) }
+                try backend.claim(all: true) { rows throws(DaemonError) in try read(rows, chunkSize: chunkSize, each) }
             } catch {
                 return error
             }
             return nil
         } }
         if let failure { throw failure }
+    }
+
+    /// Reads the rows `rows` (a condition on `jobs j`) in chunks of `chunkSize`, with the ended
+    /// members of their groups and the attempt logs of their active polls.
+    private func read(_ rows: String, chunkSize: Int, _ each: ([JobRecord], _ total: Int) -> Void) throws(DaemonError) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        // Members first: each group's are applied over its row as the row is read.
+        var members: [String: [(index: Int, record: MemberRecord)]] = [:]
+        try backend.read(StoreCoding.membersQuery(of: rows), []) { row in
+            guard let id = row.text(0), let index = row.integer(1), let member = row.text(2).flatMap(StoreCoding.decodeMember)
+            else { return }
+            members[id, default: []].append((Int(index), member))
+        }
+        var attempts: [String: [AttemptInfo]] = [:]
+        try backend.read(StoreCoding.activePollAttemptsQuery(of: rows), []) { row in
+            guard let id = row.text(0), let attempt = row.text(1).flatMap(StoreCoding.decodeAttempt) else { return }
+            attempts[id, default: []].append(attempt)
+        }
+        var total = 0
+        try backend.read(StoreCoding.countQuery(of: rows), []) { total = Int($0.integer(0) ?? 0) }
+        var chunk: [JobRecord] = []
+        chunk.reserveCapacity(min(chunkSize, total))
+        try backend.read(StoreCoding.jobsQuery(of: rows), []) { row in
+            guard var record = StoreCoding.record(from: row) else { return }
+            if let log = attempts[record.id] { record.attempts = log }
+            if record.kind == .group, let ended = members[record.id] {
+                for member in ended { _ = record.apply(.groupMember(record.id, index: member.index, member.record)) }
+            }
+            chunk.append(record)
+            if chunk.count >= chunkSize {
+                each(chunk, total)
+                chunk.removeAll(keepingCapacity: true)
+            }
+        }
+        if !chunk.isEmpty || total == 0 { each(chunk, total) }
     }
 
     /// Reads a job's attempt log, oldest first, after every batch submitted before this call, and
@@ -150,6 +206,7 @@ public final class JobStore: @unchecked Sendable {
 
     /// Flushes and closes the database.
     public func close() {
+        lease.withLock { $0?.cancel() }
         flush()
         queue.sync { backend.close() }
     }
@@ -174,6 +231,7 @@ public final class JobStore: @unchecked Sendable {
             unwritten = []
             onCommit(barriers, nil)
         } catch {
+            if error.code == .leaseLost { lease.withLock { $0 }?.lose(error) }
             // Inserts are refused through their barriers; later state changes are kept and retried,
             // only the last one per job, so a store that stays down does not make the list grow.
             unwritten = Self.latestPerJob(changes.filter { if case .insert = $0 { false } else { true } })

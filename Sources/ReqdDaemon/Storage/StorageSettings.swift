@@ -17,6 +17,8 @@ public struct StorageSettings: Sendable, Equatable {
     public var postgresPasswordFile: String?
     /// Keeps clusters apart in one database: each has a schema of its own, `reqd_NAME`.
     public var clusterName = "default"
+    /// How long a daemon's lease on its jobs lasts without a renewal.
+    public var leaseNanos: Int64 = 15_000_000_000
 
     /// The embedded defaults.
     public init() {}

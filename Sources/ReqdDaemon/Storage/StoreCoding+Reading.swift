@@ -4,26 +4,39 @@ import ReqdProtocol
 
 /// The reads every backend answers with the same SQL, and the records made of their rows.
 extension StoreCoding {
-    /// Every group member's end: `job`, `idx`, `detail`.
-    static let membersQuery = "SELECT job, idx, detail FROM group_members"
-    /// The attempt logs of active polls, which hold theirs in memory while they run: `job`, `detail`.
-    static let activePollAttemptsQuery = """
-        SELECT a.job, a.detail FROM attempts a JOIN jobs j ON j.id = a.job
-        WHERE j.state = 'active' AND j.kind = 'poll' ORDER BY a.job, a.seq
+    /// The ended members of the groups among `rows` (a condition on `jobs j`): `job`, `idx`, `detail`.
+    static func membersQuery(of rows: String) -> String {
+        "SELECT m.job, m.idx, m.detail FROM group_members m JOIN jobs j ON j.id = m.job WHERE \(rows)"
+    }
+
+    /// The attempt logs of the active polls among `rows`, which hold theirs in memory while they
+    /// run: `job`, `detail`.
+    static func activePollAttemptsQuery(of rows: String) -> String {
         """
-    /// How many job rows there are.
-    static let countQuery = "SELECT count(*) FROM jobs"
-    /// Every job row, its columns in the order `record(from:)` reads them.
-    static let jobsQuery = """
+        SELECT a.job, a.detail FROM attempts a JOIN jobs j ON j.id = a.job
+        WHERE j.state = 'active' AND j.kind = 'poll' AND \(rows) ORDER BY a.job, a.seq
+        """
+    }
+
+    /// How many of `rows` there are.
+    static func countQuery(of rows: String) -> String {
+        "SELECT count(*) FROM jobs j WHERE \(rows)"
+    }
+
+    /// The job rows `rows`, their columns in the order `record(from:)` reads them.
+    static func jobsQuery(of rows: String) -> String {
+        """
         SELECT id, owner, kind, state, key, scope, created_ns, ended_ns, reason, replaced_by,
                deadline_ns, tick_ns, late_by_ns, detail,
                polls, failures, progress, last_status, last_error, last_start_ns,
-               progressed, result, error, spawned, counters FROM jobs
+               progressed, result, error, spawned, counters FROM jobs j WHERE \(rows)
         """
+    }
+
     /// One job's attempt log, oldest first: `detail`. `?1` is the job.
     static let attemptsQuery = "SELECT detail FROM attempts WHERE job = ?1 ORDER BY seq"
 
-    /// The job a `jobsQuery` row holds; nil for a row this reqd cannot read.
+    /// The job a `jobsQuery(of:)` row holds; nil for a row this reqd cannot read.
     static func record(from row: some StoreRow) -> JobRecord? {
         guard let id = row.text(0), let kind = row.text(2).flatMap(JobKind.init(rawValue:)),
             let state = row.text(3).flatMap(JobState.init(rawValue:))

@@ -25,7 +25,7 @@ struct StoreCoding {
                     statements.append(
                         StoreStatement(
                             """
-                            UPDATE jobs SET state = 'cancelled', reason = 'superseded', replaced_by = ?1, ended_ns = ?2
+                            UPDATE jobs SET state = 'cancelled', reason = 'superseded', replaced_by = ?1, ended_ns = ?2\(dialect.takeRow)
                             WHERE owner = ?3 AND key = ?4 AND state = 'active' AND id != ?1
                             """,
                             [.text(record.id), .integer(record.createdAt.nanosecondsSinceEpoch), .integer(Int64(record.owner)), .text(key)]))
@@ -37,15 +37,15 @@ struct StoreCoding {
                         """
                         UPDATE jobs SET state = ?2, ended_ns = ?3, reason = ?4, replaced_by = ?5, late_by_ns = ?6,
                                         progressed = 1, result = ?7, error = ?8, spawned = ?9, counters = ?10
-                        WHERE id = ?1
+                        WHERE id = ?1\(dialect.heldOnly)
                         """,
                         [
                             .text(id), .text(progress.state.rawValue), .init(progress.endedAt?.nanosecondsSinceEpoch),
                             .init(progress.reason?.rawValue), .init(progress.replacedBy), .init(progress.lateByNanos),
                         ] + (try values(progress))))
-                if case .poll(let counters) = progress.counters { statements.append(Self.pollCounters(id, counters)) }
+                if case .poll(let counters) = progress.counters { statements.append(pollCounters(id, counters)) }
             case .pollCounters(let id, let counters):
-                statements.append(Self.pollCounters(id, counters))
+                statements.append(pollCounters(id, counters))
             case .groupMember(let id, let index, let member):
                 statements.append(StoreStatement(dialect.upsertMember, [.text(id), .integer(Int64(index)), .text(try encode(member))]))
             case .attempt(let id, let attempt):
@@ -67,20 +67,22 @@ struct StoreCoding {
             case .attemptAddress(let id, let number, let address):
                 statements.append(StoreStatement(dialect.setAttemptAddress, [.text(id), .integer(Int64(number)), .text(address)]))
             case .delete(let id):
-                statements.append(StoreStatement("DELETE FROM jobs WHERE id = ?1", [.text(id)]))
-                statements.append(StoreStatement("DELETE FROM group_members WHERE job = ?1", [.text(id)]))
-                statements.append(StoreStatement("DELETE FROM attempts WHERE job = ?1", [.text(id)]))
+                // A row another daemon took stays, with its members and attempts.
+                let gone = " AND NOT EXISTS (SELECT 1 FROM jobs WHERE id = ?1)"
+                statements.append(StoreStatement("DELETE FROM jobs WHERE id = ?1" + dialect.heldOnly, [.text(id)]))
+                statements.append(StoreStatement("DELETE FROM group_members WHERE job = ?1" + gone, [.text(id)]))
+                statements.append(StoreStatement("DELETE FROM attempts WHERE job = ?1" + gone, [.text(id)]))
             }
         }
         return statements
     }
 
-    private static func pollCounters(_ id: String, _ counters: PollCounters) -> StoreStatement {
+    private func pollCounters(_ id: String, _ counters: PollCounters) -> StoreStatement {
         StoreStatement(
             """
             UPDATE jobs SET polls = ?2, failures = ?3, progress = ?4, last_status = ?5, last_error = ?6, last_start_ns = ?7
-            WHERE id = ?1
-            """, [.text(id)] + values(counters))
+            WHERE id = ?1\(dialect.heldOnly)
+            """, [.text(id)] + Self.values(counters))
     }
 
     /// A job's changing columns `result`, `error`, `spawned` and `counters`; a poll's counters

@@ -5,28 +5,47 @@ enum StoreDialect: Sendable {
     case postgres
 
     /// Writes a job's whole row, replacing any row with its id. Parameters `?1` … `?24` in the
-    /// order of `StoreCoding.jobColumns`.
+    /// order of `StoreCoding.jobColumns`. On PostgreSQL the row is held by this daemon, and a row
+    /// another daemon holds is left as it is.
     var upsertJob: String {
-        let insert = """
-            INTO jobs (id, owner, kind, state, key, scope, created_ns, ended_ns, reason,
-                       replaced_by, deadline_ns, tick_ns, late_by_ns, detail,
-                       polls, failures, progress, last_status, last_error, last_start_ns,
-                       progressed, result, error, spawned, counters)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,
-                    1, ?21, ?22, ?23, ?24)
-            """
+        let columns = [
+            "owner", "kind", "state", "key", "scope", "created_ns", "ended_ns", "reason", "replaced_by", "deadline_ns",
+            "tick_ns", "late_by_ns", "detail", "polls", "failures", "progress", "last_status", "last_error", "last_start_ns",
+            "progressed", "result", "error", "spawned", "counters",
+        ]
+        let values = "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, 1, ?21, ?22, ?23, ?24"
         switch self {
-        case .sqlite: return "INSERT OR REPLACE " + insert
+        case .sqlite:
+            return "INSERT OR REPLACE INTO jobs (id, \(columns.joined(separator: ", "))) VALUES (\(values))"
         case .postgres:
-            let columns = [
-                "owner", "kind", "state", "key", "scope", "created_ns", "ended_ns", "reason", "replaced_by", "deadline_ns",
-                "tick_ns", "late_by_ns", "detail", "polls", "failures", "progress", "last_status", "last_error", "last_start_ns",
-                "progressed", "result", "error", "spawned", "counters",
-            ]
-            return "INSERT " + insert + " ON CONFLICT (id) DO UPDATE SET "
-                + columns.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+            return "INSERT INTO jobs (id, \(columns.joined(separator: ", ")), holder) VALUES (\(values), \(Self.holder)) "
+                + "ON CONFLICT (id) DO UPDATE SET " + columns.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+                + " WHERE jobs.holder = \(Self.holder)"
         }
     }
+
+    /// What a write to a job's row adds to its `WHERE`, so that it changes only a row this daemon
+    /// holds: on PostgreSQL, where several daemons share the rows, a daemon that lost a job to
+    /// another cannot overwrite what the other writes. Nothing on SQLite.
+    var heldOnly: String {
+        switch self {
+        case .sqlite: ""
+        case .postgres: " AND holder = \(Self.holder)"
+        }
+    }
+
+    /// What an `UPDATE` of another job's row adds to its `SET` to take the row: a key's newer job
+    /// ends the older one, and its daemon keeps the ended row. Nothing on SQLite.
+    var takeRow: String {
+        switch self {
+        case .sqlite: ""
+        case .postgres: ", holder = \(Self.holder), claim = NULL"
+        }
+    }
+
+    /// This daemon's name on PostgreSQL: a setting of its session (`reqd.holder`), so that no
+    /// statement needs it as a value.
+    static let holder = "current_setting('reqd.holder')"
 
     /// Writes how a group member ended: `?1` the group, `?2` the member's index, `?3` its detail.
     var upsertMember: String {

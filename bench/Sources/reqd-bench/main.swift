@@ -8,7 +8,8 @@ import Synchronization
 //   reqd-bench [--reqd PATH] [--quick]                     countdowns (bench/countdown)
 //   reqd-bench poll --url URL [--jobs N] [--every-ms M] [--seconds S] [--ephemeral]   poll jobs (bench/poll)
 //   reqd-bench client --url URL [--connections N] [--seconds S]   the HTTP client alone (bench/poll)
-//   reqd-bench queue                                  durable submits/s, 1 and 50 clients (bench/queue)
+//   reqd-bench queue [--daemons N]                    durable submits/s, 1 and 50 clients (bench/queue, bench/cluster)
+//   reqd-bench takeover                               time for 3 daemons to take over a SIGKILLed one's jobs (bench/cluster)
 //   reqd-bench lateness [--count N] [--lead S]        durable countdowns' expiry lateness (bench/cluster)
 //   reqd-bench group --url URL [--members N] [--concurrency C] [--runs R]   one group's wall time (bench/group)
 //   reqd-bench suite MEASUREMENT [...]                one measurement of bench/run (see SuiteBench.swift)
@@ -40,10 +41,11 @@ func percentile(_ sorted: [Double], _ p: Double) -> Double {
 }
 
 /// Registrations from `clients` connections, each waiting for every reply; returns registrations per second.
+/// Client `i` talks to `sockets[i % sockets.count]`.
 ///
 /// `fields(client, index)` gives a request's fields after its `id`; by default a countdown.
 func registrationRate(
-    socket: String, clients: Int, perClient: Int, durable: Bool, timeLimit: Double,
+    sockets: [String], clients: Int, perClient: Int, durable: Bool, timeLimit: Double,
     fields: (@Sendable (Int, Int) -> String)? = nil
 ) throws -> Double {
     let fields: @Sendable (Int, Int) -> String = fields ?? { client, index in
@@ -57,7 +59,7 @@ func registrationRate(
         done.enter()
         let thread = Thread {
             defer { done.leave() }
-            guard let connection = try? BenchSocket(path: socket) else { return }
+            guard let connection = try? BenchSocket(path: sockets[client % sockets.count]) else { return }
             for index in 0..<perClient {
                 let request = line("{\"id\":\(index),\(fields(client, index))}")
                 guard (try? connection.roundTrip(request)) == true else {
@@ -149,9 +151,9 @@ func countdownBench() {
         print("|---|---|---|")
         for clients in [1, 50] {
             let durable = try registrationRate(
-                socket: daemon.socket, clients: clients, perClient: (clients == 1 ? 5_000 : 1_000) / scale, durable: true, timeLimit: 20)
+                sockets: [daemon.socket], clients: clients, perClient: (clients == 1 ? 5_000 : 1_000) / scale, durable: true, timeLimit: 20)
             let ephemeral = try registrationRate(
-                socket: daemon.socket, clients: clients, perClient: (clients == 1 ? 20_000 : 2_000) / scale, durable: false, timeLimit: 20)
+                sockets: [daemon.socket], clients: clients, perClient: (clients == 1 ? 20_000 : 2_000) / scale, durable: false, timeLimit: 20)
             print("| \(clients) | \(Int(durable))/s | \(Int(ephemeral))/s |")
         }
         daemon.stop()
@@ -208,6 +210,7 @@ case "poll": pollBench()
 case "client": clientCeilingBench()
 case "group": groupBench()
 case "queue": queueBench()
+case "takeover": takeoverBench()
 case "lateness": latenessBench()
 case "suite": suiteBench()
 case "neighbors": neighborsBench()

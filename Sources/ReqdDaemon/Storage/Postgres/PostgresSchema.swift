@@ -1,53 +1,91 @@
 /// The PostgreSQL store's schema, as numbered migrations, in the cluster's own schema
 /// (`reqd_NAME`); its `schema_version` table records how far it has come.
 enum PostgresSchema {
-    /// Each entry migrates from version `index` to `index + 1`: statements separated by `;`, none
-    /// holding a `;` of its own.
-    static let migrations: [String] = [
+    /// Each entry migrates from version `index` to `index + 1`, one statement at a time.
+    static let migrations: [[String]] = [
         // Version 1: the SQLite store's tables at its version 6, with the database keeping one
         // active job per (owner, key).
-        """
-        CREATE TABLE jobs (
-            id            text PRIMARY KEY,
-            owner         bigint NOT NULL,
-            kind          text NOT NULL,
-            state         text NOT NULL,
-            key           text,
-            scope         text,
-            created_ns    bigint NOT NULL,
-            ended_ns      bigint,
-            reason        text,
-            replaced_by   text,
-            deadline_ns   bigint,
-            tick_ns       bigint,
-            late_by_ns    bigint,
-            detail        text,
-            polls         bigint,
-            failures      bigint,
-            progress      double precision,
-            last_status   bigint,
-            last_error    text,
-            last_start_ns bigint,
-            progressed    bigint,
-            result        text,
-            error         text,
-            spawned       text,
-            counters      text
-        );
-        CREATE UNIQUE INDEX jobs_active_key ON jobs (owner, key) WHERE state = 'active' AND key IS NOT NULL;
-        CREATE TABLE group_members (
-            job    text NOT NULL,
-            idx    bigint NOT NULL,
-            detail text NOT NULL,
-            PRIMARY KEY (job, idx)
-        );
-        CREATE TABLE attempts (
-            job    text NOT NULL,
-            seq    bigint NOT NULL,
-            detail text NOT NULL,
-            PRIMARY KEY (job, seq)
-        );
-        """
+        [
+            """
+            CREATE TABLE jobs (
+                id            text PRIMARY KEY,
+                owner         bigint NOT NULL,
+                kind          text NOT NULL,
+                state         text NOT NULL,
+                key           text,
+                scope         text,
+                created_ns    bigint NOT NULL,
+                ended_ns      bigint,
+                reason        text,
+                replaced_by   text,
+                deadline_ns   bigint,
+                tick_ns       bigint,
+                late_by_ns    bigint,
+                detail        text,
+                polls         bigint,
+                failures      bigint,
+                progress      double precision,
+                last_status   bigint,
+                last_error    text,
+                last_start_ns bigint,
+                progressed    bigint,
+                result        text,
+                error         text,
+                spawned       text,
+                counters      text
+            )
+            """,
+            "CREATE UNIQUE INDEX jobs_active_key ON jobs (owner, key) WHERE state = 'active' AND key IS NOT NULL",
+            """
+            CREATE TABLE group_members (
+                job    text NOT NULL,
+                idx    bigint NOT NULL,
+                detail text NOT NULL,
+                PRIMARY KEY (job, idx)
+            )
+            """,
+            """
+            CREATE TABLE attempts (
+                job    text NOT NULL,
+                seq    bigint NOT NULL,
+                detail text NOT NULL,
+                PRIMARY KEY (job, seq)
+            )
+            """,
+        ],
+
+        // Version 2: leases. Each live daemon has a row in `daemons`, renewed by its heartbeat;
+        // each job row names the daemon that holds it, and `claim` numbers the claim that took it.
+        [
+            """
+            CREATE TABLE daemons (
+                id          text PRIMARY KEY,
+                node        text NOT NULL,
+                pid         bigint NOT NULL,
+                started     timestamptz NOT NULL DEFAULT now(),
+                lease_until timestamptz NOT NULL
+            )
+            """,
+            "CREATE INDEX daemons_node ON daemons (node)",
+            "ALTER TABLE jobs ADD COLUMN holder text",
+            "ALTER TABLE jobs ADD COLUMN claim bigint",
+            "CREATE INDEX jobs_holder ON jobs (holder, claim)",
+            // A job that another daemon ends while this one runs it (a newer job with its key, a
+            // cancel) is announced on the channel named after the schema: `HOLDER ID REPLACED_BY`.
+            """
+            CREATE FUNCTION ended_elsewhere() RETURNS trigger LANGUAGE plpgsql AS $f$
+            BEGIN
+                PERFORM pg_notify(TG_TABLE_SCHEMA, OLD.holder || ' ' || NEW.id || ' ' || coalesce(NEW.replaced_by, ''));
+                RETURN NULL;
+            END
+            $f$
+            """,
+            """
+            CREATE TRIGGER jobs_ended_elsewhere AFTER UPDATE OF state ON jobs FOR EACH ROW
+            WHEN (OLD.state = 'active' AND NEW.state <> 'active' AND OLD.holder IS NOT NULL AND OLD.holder IS DISTINCT FROM NEW.holder)
+            EXECUTE FUNCTION ended_elsewhere()
+            """,
+        ],
     ]
 
     /// The version a fully migrated schema has.

@@ -1,3 +1,5 @@
+import Dispatch
+import Foundation
 import Glibc
 import Logging
 import NIOCore
@@ -7,40 +9,45 @@ import PostgresNIO
 
 /// A PostgreSQL store: the jobs of one cluster in the schema `reqd_NAME` of a shared database.
 ///
-/// One connection, used only on the store's queue, which waits for each answer: the store is
-/// serial by design. A commit is one `DO` block holding all its statements: one round trip. When
-/// the connection is lost the next use opens a new one.
+/// One connection for the store, used only on the store's queue, which waits for each answer:
+/// the store is serial by design. A commit is one `DO` block holding all its statements: one
+/// round trip. When the connection is lost the next use opens a new one.
 ///
-/// Until leases are built, one daemon at a time runs a cluster: the connection holds the session
-/// advisory lock `reqd:NAME`, and a daemon that cannot take it at start refuses to start.
-final class PostgresStoreBackend: StoreBackend {
-    private let configuration: PostgresConnection.Configuration
-    private let schema: String
-    private let lockName: String
+/// Several daemons may share a cluster. Each has a row in `daemons` whose lease it renews on a
+/// connection of its own (`PostgresLease`), and runs only the job rows that name it as their
+/// holder. Every commit checks the lease first, so a daemon whose lease expired writes nothing;
+/// the rows of a daemon that left or whose lease expired are claimed by the others (`claim`).
+final class PostgresStoreBackend: LeasedStoreBackend {
+    private let session: PostgresSession
     private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-    /// postgres-nio's logger: never below `notice`, since its `trace` lines carry rows.
-    private let logger: Logger
-    private var connection: PostgresConnection?
-    private var connections = 0
+    private let cluster: String
+    /// This daemon's name in `daemons` and in the rows it holds: new at each start.
+    let holder: String
+    private let postgresLease: PostgresLease
+    var lease: any StoreLease { postgresLease }
+    /// How many claims this daemon has made; the rows of each carry its number.
+    private var claims: Int64 = 0
     private var closed = false
-    /// The SQL each shared statement becomes here, with `$N` for `?N`.
-    private var rewritten: [String: String] = [:]
 
     let location: String
     var dialect: StoreDialect { .postgres }
 
-    /// Connects to `address`, takes the cluster's lock, and creates the cluster's schema or brings
-    /// it to the current version.
+    /// Connects to `address`, creates the cluster's schema or brings it to the current version,
+    /// and joins the cluster as a daemon with a lease.
     ///
-    /// - Parameter password: used when the URL holds none.
-    init(address: PostgresAddress, password: String?, cluster: String, logger: Logger) throws(DaemonError) {
+    /// - Parameters:
+    ///   - password: used when the URL holds none.
+    ///   - previousHolder: the daemon that ran before this one in its state directory, which the
+    ///     directory's lock says is gone: its row is removed, so its jobs are free at once.
+    ///   - leaseNanos: how long the lease lasts without a renewal.
+    init(
+        address: PostgresAddress, password: String?, cluster: String, previousHolder: String? = nil, leaseNanos: Int64, logger: Logger
+    ) throws(DaemonError) {
         precondition(StorageSettings.isValidClusterName(cluster), "cluster names are checked when the configuration is read")
         location = "\(address) (cluster \(cluster))"
-        schema = "reqd_" + cluster
-        lockName = "reqd:" + cluster
-        var quiet = logger
-        if quiet.logLevel < .notice { quiet.logLevel = .notice }
-        self.logger = quiet
+        self.cluster = cluster
+        let schema = "reqd_" + cluster
+        holder = String(UInt64.random(in: 1 ... .max), radix: 16)
         let user = address.user ?? Self.userName()
         var configuration: PostgresConnection.Configuration
         switch address.endpoint {
@@ -53,16 +60,29 @@ final class PostgresStoreBackend: StoreBackend {
         }
         configuration.options.connectTimeout = .seconds(Int64(address.connectTimeoutSeconds ?? 10))
         configuration.options.additionalStartupParameters = [("application_name", address.applicationName ?? "reqd")]
-        self.configuration = configuration
+        // A transaction left open (a daemon that died in the middle of one written statement by
+        // statement) must not hold its locks for long.
+        session = PostgresSession(
+            configuration: configuration, group: group, location: location, schema: schema, holder: holder,
+            setUp: ["SET idle_in_transaction_session_timeout = '30s'"], logger: logger)
+        // Renewals give up well within the lease, so that a stuck one is tried again in time.
+        let leaseSession = PostgresSession(
+            configuration: configuration, group: group, location: location, schema: schema, holder: holder,
+            setUp: ["SET lock_timeout = '2s'"], statementTimeout: .nanoseconds(max(leaseNanos / 6, 200_000_000)), logger: logger)
         do throws(DaemonError) {
-            try migrate(on: try connected(start: true))
+            try Self.migrate(session, cluster: cluster, logger: logger)
+            postgresLease = try PostgresLease(
+                session: leaseSession, schema: schema, holder: holder, previous: previousHolder, node: ProcessInfo.processInfo.hostName,
+                leaseNanos: leaseNanos)
         } catch {
-            close()
+            session.close()
+            leaseSession.close()
+            try? group.syncShutdownGracefully()
             throw DaemonError(error.code, error.message)
         }
     }
 
-    /// A store dropped without `close()` closes its connection here.
+    /// A store dropped without `close()` closes its connections here.
     deinit {
         close()
     }
@@ -73,19 +93,32 @@ final class PostgresStoreBackend: StoreBackend {
     /// holding the block's quote falls back to one statement at a time.
     func transaction(_ statements: [StoreStatement]) throws(DaemonError) {
         guard !statements.isEmpty else { return }
-        let connection = try connected()
-        guard let block = Self.block(statements) else { return try transactionByStatement(statements, on: connection) }
+        let connection = try session.connected()
+        guard let block = Self.block(statements) else {
+            return try transactionByStatement([StoreStatement("DO $lease$ BEGIN \(Self.leaseCheck) END $lease$", [])] + statements, on: connection)
+        }
         do {
-            _ = try answer(connection.query(PostgresQuery(unsafeSQL: block), logger: logger), from: connection, statements: statements.count)
+            _ = try session.answer(session.send(unsafeSQL: block, on: connection), from: connection, statements: statements.count)
         } catch {
-            throw lost(error, "the transaction failed")
+            throw session.lost(error, "the transaction failed")
         }
     }
 
-    /// The statements as one anonymous PL/pgSQL block, their `?N` replaced by literals; nil when a
-    /// text value holds the block's dollar quote.
+    /// The PL/pgSQL that starts each commit: it fails when this daemon's lease has expired, and
+    /// otherwise keeps the daemon's row from being removed until the commit ends, so that a
+    /// daemon taking over its rows sees what it wrote.
+    static let leaseCheck = """
+        PERFORM 1 FROM daemons WHERE id = \(StoreDialect.holder) AND lease_until > now() FOR KEY SHARE;
+        IF NOT FOUND THEN RAISE EXCEPTION 'this daemon''s lease has expired' USING ERRCODE = '\(leaseExpired)'; END IF;
+        """
+
+    /// The SQLSTATE of `leaseCheck`'s failure.
+    static let leaseExpired = "RQ001"
+
+    /// The statements as one anonymous PL/pgSQL block after `leaseCheck`, their `?N` replaced by
+    /// literals; nil when a text value holds the block's dollar quote.
     static func block(_ statements: [StoreStatement]) -> String? {
-        var text = "DO $reqd$ BEGIN\n"
+        var text = "DO $reqd$ BEGIN\n" + leaseCheck + "\n"
         text.reserveCapacity(statements.reduce(64) { $0 + $1.sql.utf8.count + $1.values.count * 24 })
         for statement in statements {
             let written = StoreStatement.replacingPlaceholders(in: statement.sql) { number -> String? in
@@ -96,7 +129,7 @@ final class PostgresStoreBackend: StoreBackend {
                 case .null: return "NULL"
                 case .text(let value):
                     guard !value.contains("$reqd$") else { return nil }
-                    let storable = Self.storable(value)
+                    let storable = PostgresSession.storable(value)
                     return "'" + (storable.contains("'") ? storable.replacingOccurrences(of: "'", with: "''") : storable) + "'"
                 }
             }
@@ -108,207 +141,122 @@ final class PostgresStoreBackend: StoreBackend {
 
     /// Runs the statements between BEGIN and COMMIT, each with its parameters bound.
     private func transactionByStatement(_ statements: [StoreStatement], on connection: PostgresConnection) throws(DaemonError) {
-        var futures = [send("BEGIN", [], on: connection)]
+        var futures = [session.send("BEGIN", [], on: connection)]
         futures.reserveCapacity(statements.count + 2)
-        for statement in statements { futures.append(send(statement.sql, statement.values, on: connection)) }
-        futures.append(send("COMMIT", [], on: connection))
+        for statement in statements { futures.append(session.send(statement.sql, statement.values, on: connection)) }
+        futures.append(session.send("COMMIT", [], on: connection))
         let results: [Result<PostgresQueryResult, any Error>]
         do {
-            results = try answer(
+            results = try session.answer(
                 EventLoopFuture.whenAllComplete(futures, on: connection.eventLoop), from: connection, statements: futures.count)
         } catch {
-            throw lost(error, "the transaction failed")
+            throw session.lost(error, "the transaction failed")
         }
         var failure: (any Error)?
         for case .failure(let error) in results where failure == nil { failure = error }
         // COMMIT of a transaction a statement failed in rolls back and says so.
         let committed = (try? results.last?.get())?.metadata.command == "COMMIT"
         if let failure {
-            _ = try? answer(send("ROLLBACK", [], on: connection), from: connection)
-            throw lost(failure, "the transaction failed")
+            try? session.run("ROLLBACK")
+            throw session.lost(failure, "the transaction failed")
         }
         if !committed { throw DaemonError(.storeWriteFailed, "\(location): the transaction was rolled back") }
     }
 
     func read(_ sql: String, _ values: [StoreValue], _ row: (any StoreRow) -> Void) throws(DaemonError) {
-        try read(sql, values, on: try connected(), row)
+        try session.read(sql, values, row)
+    }
+
+    func claim(all: Bool, _ read: (String) throws(DaemonError) -> Void) throws(DaemonError) {
+        claims += 1
+        let number = claims
+        // Repeatable read: a row another daemon changed after this claim's snapshot (a daemon that
+        // started and claimed it, a lease renewed) fails the claim instead of being taken, and
+        // the claim is tried again with a newer snapshot.
+        for attempt in 1...5 {
+            do throws(DaemonError) {
+                try session.run("BEGIN ISOLATION LEVEL REPEATABLE READ")
+                try session.run("SET LOCAL lock_timeout = '5s'")
+                // A daemon whose commit is running holds its row: it is reaped next time.
+                try session.run("DELETE FROM daemons WHERE id IN (SELECT id FROM daemons WHERE lease_until < now() FOR UPDATE SKIP LOCKED)")
+                var claimed: Int64 = 0
+                try session.read(
+                    """
+                    WITH taken AS (
+                        UPDATE jobs SET holder = ?1, claim = ?2 WHERE id IN (
+                            SELECT id FROM jobs j
+                            WHERE j.holder IS NULL OR NOT EXISTS (SELECT 1 FROM daemons d WHERE d.id = j.holder)
+                            FOR UPDATE SKIP LOCKED)
+                        RETURNING 1)
+                    SELECT count(*) FROM taken
+                    """, [.text(holder), .integer(number)]
+                ) { claimed = $0.integer(0) ?? 0 }
+                if all {
+                    try read("j.holder = \(StoreDialect.holder)")
+                } else if claimed > 0 {
+                    try read("j.holder = \(StoreDialect.holder) AND j.claim = \(number)")
+                }
+                try session.run("COMMIT")
+                return
+            } catch {
+                try? session.run("ROLLBACK")
+                guard attempt < 5, error.message.contains("SQLSTATE 40001") else { throw error }
+            }
+        }
     }
 
     func close() {
-        if let connection { _ = try? connection.close().wait() }
-        connection = nil
-        if !closed { try? group.syncShutdownGracefully() }
+        guard !closed else { return }
         closed = true
-    }
-
-    /// The open connection, or a new one set to the cluster's schema and holding its lock.
-    ///
-    /// After a lost connection the server may not yet have ended the old session, which still
-    /// holds the lock: a new connection tries for it for up to 5 s before it gives up.
-    private func connected(start: Bool = false) throws(DaemonError) -> PostgresConnection {
-        if let connection, !connection.isClosed { return connection }
-        connection = nil
-        let new = try open()
-        do throws(DaemonError) {
-            try run("SET search_path TO \(schema)", on: new)
-            // The literals of `block` double their quotes and nothing else.
-            try run("SET standard_conforming_strings = on", on: new)
-            var locked = false
-            for attempt in 0..<(start ? 1 : 20) where !locked {
-                if attempt > 0 { usleep(250_000) }
-                try read("SELECT CASE WHEN pg_try_advisory_lock(hashtext(?1)) THEN 1 ELSE 0 END::bigint", [.text(lockName)], on: new) {
-                    locked = $0.integer(0) == 1
-                }
-            }
-            guard locked else {
-                throw DaemonError(
-                    .storeInUse,
-                    "\(location) is in use by another reqd daemon; until leases are built, one daemon at a time runs a cluster. "
-                        + "Stop the other, or give this one another cluster.name")
-            }
-        } catch {
-            _ = try? new.close().wait()
-            throw error
-        }
-        connection = new
-        return new
+        postgresLease.leave()
+        session.close()
+        try? group.syncShutdownGracefully()
     }
 
     /// Creates the cluster's schema when missing and runs each migration it lacks, each in a
-    /// transaction, under the cluster's lock (held by `connection`) and a lock of its own, so
-    /// daemons starting together migrate once.
-    private func migrate(on connection: PostgresConnection) throws(DaemonError) {
+    /// transaction, under a lock of its own, so daemons starting together migrate once.
+    private static func migrate(_ session: PostgresSession, cluster: String, logger: Logger) throws(DaemonError) {
+        let location = session.location
+        let schema = "reqd_" + cluster
         let lock = StoreValue.text("reqd-migrate:" + schema)
-        try run("SELECT pg_advisory_lock(hashtext(?1))", [lock], on: connection)
-        defer { _ = try? answer(send("SELECT pg_advisory_unlock(hashtext(?1))", [lock], on: connection), from: connection) }
-        try run("CREATE SCHEMA IF NOT EXISTS \(schema)", on: connection)
-        try run("CREATE TABLE IF NOT EXISTS schema_version (version bigint NOT NULL)", on: connection)
+        try session.run("SELECT pg_advisory_lock(hashtext(?1))", [lock])
+        defer { try? session.run("SELECT pg_advisory_unlock(hashtext(?1))", [lock]) }
+        try session.run("CREATE SCHEMA IF NOT EXISTS \(schema)")
+        try session.run("CREATE TABLE IF NOT EXISTS schema_version (version bigint NOT NULL)")
         var versions: [Int64] = []
-        try read("SELECT version FROM schema_version", [], on: connection) { versions.append($0.integer(0) ?? 0) }
-        if versions.isEmpty { try run("INSERT INTO schema_version VALUES (0)", on: connection) }
+        try session.read("SELECT version FROM schema_version", []) { versions.append($0.integer(0) ?? 0) }
+        if versions.isEmpty { try session.run("INSERT INTO schema_version VALUES (0)") }
         let version = Int(versions.first ?? 0)
         guard version <= PostgresSchema.currentVersion else {
             throw DaemonError(
                 .unsupportedStoreVersion, "\(location) has schema version \(version); this reqd knows up to \(PostgresSchema.currentVersion)")
         }
+        if version == 1 {
+            // A daemon of the version before leases holds the cluster's session lock while it runs,
+            // and would not heed the leases.
+            var free = false
+            let old = StoreValue.text("reqd:" + cluster)
+            try session.read("SELECT CASE WHEN pg_try_advisory_lock(hashtext(?1)) THEN 1 ELSE 0 END::bigint", [old]) {
+                free = $0.integer(0) == 1
+            }
+            guard free else {
+                throw DaemonError(
+                    .storeOpenFailed, "\(location) is run by a reqd from before leases; stop it before starting this one on the cluster")
+            }
+            try session.run("SELECT pg_advisory_unlock(hashtext(?1))", [old])
+        }
         for step in version..<PostgresSchema.currentVersion {
-            try run("BEGIN", on: connection)
+            try session.run("BEGIN")
             do throws(DaemonError) {
-                // One statement at a time: the extended protocol takes no more.
-                for statement in PostgresSchema.migrations[step].split(separator: ";") where !statement.allSatisfy(\.isWhitespace) {
-                    try run(String(statement), on: connection)
-                }
-                try run("UPDATE schema_version SET version = \(step + 1)", on: connection)
-                try run("COMMIT", on: connection)
+                for statement in PostgresSchema.migrations[step] { try session.run(statement) }
+                try session.run("UPDATE schema_version SET version = \(step + 1)")
+                try session.run("COMMIT")
             } catch {
-                _ = try? answer(send("ROLLBACK", [], on: connection), from: connection)
+                try? session.run("ROLLBACK")
                 throw error
             }
             logger.notice("store schema migrated", metadata: ["store.location": "\(location)", "store.version": "\(step + 1)"])
         }
-    }
-
-    private func open() throws(DaemonError) -> PostgresConnection {
-        connections += 1
-        do {
-            return try PostgresConnection.connect(on: group.next(), configuration: configuration, id: connections, logger: logger).wait()
-        } catch {
-            throw DaemonError(.storeOpenFailed, "cannot connect to \(location): \(Self.describe(error))")
-        }
-    }
-
-    private func run(_ sql: String, _ values: [StoreValue] = [], on connection: PostgresConnection) throws(DaemonError) {
-        try read(sql, values, on: connection) { _ in }
-    }
-
-    private func read(
-        _ sql: String, _ values: [StoreValue], on connection: PostgresConnection, _ row: (any StoreRow) -> Void
-    ) throws(DaemonError) {
-        do {
-            for each in try answer(send(sql, values, on: connection), from: connection).rows {
-                row(PostgresStoreRow(row: each.makeRandomAccess()))
-            }
-        } catch {
-            throw lost(error, "a statement failed")
-        }
-    }
-
-    private func send(_ sql: String, _ values: [StoreValue], on connection: PostgresConnection) -> EventLoopFuture<PostgresQueryResult> {
-        var bindings = PostgresBindings(capacity: values.count)
-        for value in values {
-            switch value {
-            case .integer(let number): bindings.append(number)
-            case .real(let number): bindings.append(number)
-            case .text(let text): bindings.append(Self.storable(text))
-            case .null: bindings.appendNull()
-            }
-        }
-        return connection.query(PostgresQuery(unsafeSQL: placeholders(sql), binds: bindings), logger: logger)
-    }
-
-    /// Waits for `future`, but not past the connection's end (a statement written after the
-    /// connection closed would never be answered) nor past `statementTimeout` plus 5 ms a
-    /// statement, after which the connection is closed so that the next use opens another.
-    private func answer<Value: Sendable>(
-        _ future: EventLoopFuture<Value>, from connection: PostgresConnection, statements: Int = 1
-    ) throws -> Value {
-        let promise = future.eventLoop.makePromise(of: Value.self)
-        future.cascade(to: promise)
-        let limit = Self.statementTimeout + .milliseconds(5 * Int64(statements))
-        let deadline = NIODeadline.now() + limit
-        let watch = future.eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(250), delay: .milliseconds(250)) { _ in
-            if connection.isClosed {
-                promise.fail(PostgresStoreError("the connection closed before the server answered"))
-            } else if NIODeadline.now() > deadline {
-                promise.fail(PostgresStoreError("the server did not answer within \(limit.nanoseconds / 1_000_000) ms"))
-                connection.close().whenComplete { _ in }
-            }
-        }
-        promise.futureResult.whenComplete { _ in watch.cancel() }
-        return try promise.futureResult.wait()
-    }
-
-    /// How long one statement may wait for the server.
-    static let statementTimeout = TimeAmount.seconds(30)
-
-    /// `sql` with each `?N` written `$N`.
-    private func placeholders(_ sql: String) -> String {
-        if let known = rewritten[sql] { return known }
-        let text = StoreStatement.replacingPlaceholders(in: sql) { "$\($0)" } ?? sql
-        rewritten[sql] = text
-        return text
-    }
-
-    /// `text` as PostgreSQL's `text` can hold it: U+0000, which it cannot (SQLite's can), written
-    /// as U+FFFD, so that a key or an error holding one cannot make every later commit fail.
-    private static func storable(_ text: String) -> String {
-        text.contains("\u{0}") ? text.replacingOccurrences(of: "\u{0}", with: "\u{FFFD}") : text
-    }
-
-    /// The store error for `error`; a connection that is gone, or that the store gave up on, is
-    /// dropped, so the next use opens another.
-    private func lost(_ error: any Error, _ what: String) -> DaemonError {
-        let gone: Set<PSQLError.Code> = [.serverClosedConnection, .clientClosedConnection, .connectionError, .uncleanShutdown]
-        if let connection,
-            connection.isClosed || error is PostgresStoreError || (error as? PSQLError).map({ gone.contains($0.code) }) == true
-        {
-            _ = try? connection.close().wait()
-            self.connection = nil
-        }
-        if let error = error as? DaemonError { return error }
-        return DaemonError(.storeWriteFailed, "\(location): \(what): \(Self.describe(error))")
-    }
-
-    /// What went wrong, in words that name no parameter values: the server's message and SQLSTATE,
-    /// or the connection's failure.
-    static func describe(_ error: any Error) -> String {
-        if let error = error as? PostgresStoreError { return error.reason }
-        guard let error = error as? PSQLError else { return "\(error)" }
-        if let info = error.serverInfo {
-            return "\(info[.message] ?? "the server refused it") (SQLSTATE \(info[.sqlState] ?? "?"))"
-        }
-        if let underlying = error.underlying { return "\(error.code.description): \(underlying)" }
-        return error.code.description
     }
 
     private static func tls(_ mode: PostgresAddress.TLSMode) throws(DaemonError) -> PostgresConnection.Configuration.TLS {

@@ -37,6 +37,10 @@ final class SQLiteStoreBackend: StoreBackend {
         }
     }
 
+    func claim(all: Bool, _ read: (String) throws(DaemonError) -> Void) throws(DaemonError) {
+        try read("TRUE")
+    }
+
     func read(_ sql: String, _ values: [StoreValue], _ row: (any StoreRow) -> Void) throws(DaemonError) {
         // `run` calls it only before it returns.
         try withoutActuallyEscaping(row) { row throws(DaemonError) in try database.run(sql, values) { row($0) } }

@@ -1,0 +1,93 @@
+import Dispatch
+import Glibc
+import PostgresNIO
+
+/// This daemon's lease on a PostgreSQL cluster: its row in `daemons`, renewed on a connection of
+/// its own, which also hears the notices of jobs that other daemons end.
+///
+/// A connection of its own, so that a long commit, claim or start-up read on the store's
+/// connection never holds a renewal back. Used on the lease keeper's queue only.
+final class PostgresLease: StoreLease {
+    private let session: PostgresSession
+    private let schema: String
+    let holder: String
+    let leaseNanos: Int64
+    let takenAt: DispatchTime
+    /// The other daemons seen at the last renewal: one gone since means its rows are free.
+    private var others: Set<String> = []
+
+    /// Joins the cluster: removes the row of `previous` (the daemon that ran before this one in
+    /// its state directory, which the directory's lock says is gone, so its jobs are free at once
+    /// rather than when its lease expires) and adds this daemon's row.
+    init(session: PostgresSession, schema: String, holder: String, previous: String?, node: String, leaseNanos: Int64) throws(DaemonError) {
+        self.session = session
+        self.schema = schema
+        self.holder = holder
+        self.leaseNanos = leaseNanos
+        if let previous { try session.run("DELETE FROM daemons WHERE id = ?1", [.text(previous)]) }
+        takenAt = .now()
+        try session.run(
+            "INSERT INTO daemons (id, node, pid, lease_until) VALUES (?1, ?2, ?3, now() + make_interval(secs => ?4))",
+            [.text(holder), .text(node), .integer(Int64(getpid())), .real(Double(leaseNanos) / 1e9)])
+        // A daemon that leaves from now on frees rows that the start's claim cannot have seen.
+        try session.read("SELECT id FROM daemons WHERE id <> ?1", [.text(holder)]) { row in
+            if let id = row.text(0) { others.insert(id) }
+        }
+    }
+
+    func renew() throws(DaemonError) -> LeaseRenewal {
+        var renewed = false
+        try session.read(
+            "UPDATE daemons SET lease_until = now() + make_interval(secs => ?2) WHERE id = ?1 AND lease_until > now() RETURNING 1::bigint",
+            [.text(holder), .real(Double(leaseNanos) / 1e9)]
+        ) { _ in renewed = true }
+        guard renewed else {
+            throw DaemonError(.leaseLost, "\(session.location): this daemon's lease had expired; other daemons may run its jobs now")
+        }
+        var seen: Set<String> = []
+        var expired = false
+        var next = leaseNanos / 3
+        try session.read("SELECT id, extract(epoch FROM lease_until - now())::float8 FROM daemons WHERE id <> ?1", [.text(holder)]) {
+            row in
+            guard let id = row.text(0), let left = row.real(1) else { return }
+            seen.insert(id)
+            if left <= 0 {
+                expired = true
+            } else {
+                // Just after it expires, so that its jobs are taken over then.
+                next = min(next, Int64(left * 1e9) + 20_000_000)
+            }
+        }
+        defer { others = seen }
+        // Rows whose holder is gone, however they came to be: one indexed pass.
+        var stray = false
+        try session.read(
+            """
+            SELECT 1::bigint WHERE EXISTS (
+                SELECT 1 FROM jobs j WHERE j.holder IS NULL OR NOT EXISTS (SELECT 1 FROM daemons d WHERE d.id = j.holder))
+            """, []
+        ) { _ in stray = true }
+        return LeaseRenewal(nextNanos: next, orphans: expired || stray || !others.isSubset(of: seen))
+    }
+
+    func listen(_ ended: @escaping @Sendable (_ job: String, _ replacedBy: String?) -> Void) throws(DaemonError) {
+        let holder = holder
+        let schema = schema
+        let add: (PostgresConnection) -> Void = { connection in
+            connection.addListener(channel: schema) { _, notice in
+                let fields = notice.payload.split(separator: " ", omittingEmptySubsequences: false)
+                guard fields.count == 3, fields[0] == holder else { return }
+                ended(String(fields[1]), fields[2].isEmpty ? nil : String(fields[2]))
+            }
+        }
+        // Every connection from now on listens; postgres-nio sends the `LISTEN`.
+        session.onConnect = add
+        if let open = session.openConnection { add(open) } else { _ = try session.connected() }
+    }
+
+    func leave() {
+        // Leaving frees this daemon's rows at once.
+        try? session.run("DELETE FROM daemons WHERE id = ?1", [.text(holder)])
+        session.close()
+    }
+}

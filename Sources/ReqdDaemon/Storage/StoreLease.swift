@@ -1,0 +1,19 @@
+import Dispatch
+
+/// A daemon's lease on a store that several daemons share. Used on one queue only, the lease
+/// keeper's.
+protocol StoreLease: AnyObject {
+    /// How long the lease lasts without a renewal (`cluster.lease`).
+    var leaseNanos: Int64 { get }
+    /// When the request that took the lease at start was sent.
+    var takenAt: DispatchTime { get }
+    /// Renews the lease; says when to renew next and whether rows wait to be claimed.
+    ///
+    /// - Throws: `leaseLost` when the lease had expired: other daemons may hold its jobs now.
+    func renew() throws(DaemonError) -> LeaseRenewal
+    /// Hands `ended` each job of this daemon's that another daemon ends (a newer job with its
+    /// key, a cancel), with the job that replaced it, from now on; `ended` is called on any thread.
+    func listen(_ ended: @escaping @Sendable (_ job: String, _ replacedBy: String?) -> Void) throws(DaemonError)
+    /// Gives the lease up: the daemon's jobs are free for the others at once.
+    func leave()
+}

@@ -1,0 +1,244 @@
+import Foundation
+import ReqdTestSupport
+import Synchronization
+import Testing
+
+@Suite("Three daemons on one PostgreSQL cluster, end to end", .serialized)
+struct ClusterBinaryTests {
+    /// The cluster's lease in these tests, short so that a takeover comes soon.
+    static let leaseSeconds = 3.0
+
+    /// Starts `count` daemons on one cluster of `postgres`, each in a directory of its own under
+    /// `directory` (`d0`, `d1`, …) with its log in `reqd.log` there.
+    static func startDaemons(
+        _ count: Int, on postgres: TestPostgres, cluster: String, lease: String? = nil, in directory: String
+    ) throws -> [DaemonProcess] {
+        let settings = ["storage.backend=postgres", "storage.postgres_url=\(postgres.url)", "cluster.name=\(cluster)"]
+            + (lease.map { ["cluster.lease=\($0)"] } ?? [])
+        return try (0..<count).map { index in
+            let place = directory + "/d\(index)"
+            try FileManager.default.createDirectory(atPath: place, withIntermediateDirectories: true)
+            return try DaemonProcess(directory: place, extraArguments: settings.flatMap { ["--set", $0] }, logFile: place + "/reqd.log")
+        }
+    }
+
+    @Test(
+        "three daemons share a cluster and one is SIGKILLed while it holds leases: the others take its jobs over within the lease and 1 s, every acknowledged job completes, no two attempts of one job are in flight at once, only attempts in flight at the kill are sent again, and its countdowns fire once, late"
+    )
+    func killOneOfThree() throws {
+        let postgres = try TestPostgres.shared()
+        let cluster = TestPostgres.clusterName("k")
+        let schema = "reqd_\(cluster)"
+        // Polls succeed at their 6th answer; everything else answers after 1.5 s, so that the
+        // killed daemon has attempts in flight.
+        let polled = Mutex<[String: Int]>([:])
+        let server = try TestHTTPServer { record in
+            if record.path.hasPrefix("/poll/") {
+                let count = polled.withLock { counts -> Int in
+                    counts[record.path, default: 0] += 1
+                    return counts[record.path]!
+                }
+                return TestHTTPServer.Reply(status: 200, body: count >= 6 ? #"{"state":"done"}"# : #"{"state":"running"}"#)
+            }
+            if record.path.hasPrefix("/fired/") { return TestHTTPServer.Reply(status: 200, body: "{}") }
+            return TestHTTPServer.Reply(status: 200, body: "{}", delayNanos: 1_500_000_000)
+        }
+        defer { server.shutdown() }
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let daemons = try Self.startDaemons(3, on: postgres, cluster: cluster, lease: "\(Int(Self.leaseSeconds))s", in: directory)
+        defer { for daemon in daemons where daemon.process.isRunning { daemon.stop() } }
+
+        // Each daemon gets submits, countdowns with an on_expire request, polls and a group, every
+        // request to a path of its own, so that a path names one job's attempts.
+        var acknowledged: [[String]] = [[], [], []]
+        var countdowns: [String: String] = [:]
+        func register(_ arguments: [String], on index: Int) throws -> String {
+            let outcome = try Binaries.client(["--json"] + arguments, socket: daemons[index].socket)
+            let id = try #require((outcome.json?["job"] as? [String: Any])?["id"] as? String, "\(arguments): \(outcome.stderr)")
+            acknowledged[index].append(id)
+            return id
+        }
+        // The victim's jobs are registered last, right before the kill, so its slow attempts are in flight.
+        for index in [1, 2, 0] {
+            for job in 0..<5 {
+                _ = try register(["submit", "POST", server.url("/slow/\(index)-\(job)"), "-d", "{}"], on: index)
+            }
+            for job in 0..<2 {
+                _ = try register(["register-poll", server.url("/poll/\(index)-\(job)"), "--every", "300ms", "--until", #"/state == "done""#], on: index)
+            }
+            _ = try register(
+                ["group", "--request", server.url("/member/\(index)-0"), "--request", server.url("/member/\(index)-1")], on: index)
+            for job in 0..<2 {
+                let id = try register(["register-countdown", "--in", "2s", "--on-expire", "POST", server.url("/fired/\(index)-\(job)")], on: index)
+                countdowns[id] = "/fired/\(index)-\(job)"
+            }
+        }
+        let victim = daemons[0]
+        let holder = try postgres.psql("SELECT id FROM \(schema).daemons WHERE pid = \(victim.process.processIdentifier)")
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        try #require(!holder.isEmpty, "the victim has a row in daemons")
+        let heldBefore = Int(try postgres.psql("SELECT count(*) FROM \(schema).jobs WHERE holder = '\(holder)'").trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        #expect(heldBefore >= acknowledged[0].count, "the victim holds the jobs registered on it")
+        let inFlightAtKill = server.records.filter { $0.end == nil }.count
+        #expect(inFlightAtKill > 0, "the kill comes while attempts are in flight")
+
+        let killedAt = DispatchTime.now().uptimeNanoseconds
+        #expect(victim.stop(signal: SIGKILL) == SIGKILL)
+        var takenOverAt: UInt64?
+        while takenOverAt == nil, DispatchTime.now().uptimeNanoseconds - killedAt < 20_000_000_000 {
+            let held = try postgres.psql("SELECT count(*) FROM \(schema).jobs WHERE holder = '\(holder)'")
+            if held.trimmingCharacters(in: .whitespacesAndNewlines) == "0" { takenOverAt = DispatchTime.now().uptimeNanoseconds }
+            usleep(20_000)
+        }
+        let takeover = try #require(takenOverAt, "the victim's jobs were taken over") - killedAt
+        print("takeover after SIGKILL: \(takeover / 1_000_000) ms (lease \(Int(Self.leaseSeconds * 1000)) ms)")
+        #expect(takeover <= UInt64((Self.leaseSeconds + 1) * 1e9), "taken over within the lease and 1 s: \(takeover / 1_000_000) ms")
+
+        // Every acknowledged job, and what they spawned, ends well.
+        var active = "?"
+        for _ in 0..<600 where active != "0" {
+            active = try postgres.psql("SELECT count(*) FROM \(schema).jobs WHERE state = 'active'").trimmingCharacters(in: .whitespacesAndNewlines)
+            if active != "0" { usleep(50_000) }
+        }
+        #expect(active == "0", "every job ended within 30 s")
+        let rows = try postgres.psql("SELECT id, state, coalesce(late_by_ns, 0) FROM \(schema).jobs")
+        var states: [String: (state: String, lateBy: Int64)] = [:]
+        for line in rows.split(separator: "\n") {
+            let fields = line.split(separator: "|", omittingEmptySubsequences: false).map(String.init)
+            guard fields.count == 3 else { continue }
+            states[fields[0]] = (fields[1], Int64(fields[2]) ?? 0)
+        }
+        for id in acknowledged.joined() {
+            let state = states[id]?.state
+            #expect(state == "succeeded" || state == "expired", "\(id) ended \(state ?? "missing")")
+        }
+        #expect(states.values.filter { $0.state != "succeeded" && $0.state != "expired" }.isEmpty, "\(rows)")
+
+        // The target's log: per path (one job's attempts), never two at once; a path with more than
+        // one attempt had one in flight at the kill.
+        let records = server.records
+        for (path, attempts) in Dictionary(grouping: records, by: \.path) where !path.hasPrefix("/poll/") {
+            let ordered = attempts.sorted { $0.start < $1.start }
+            for (earlier, later) in zip(ordered, ordered.dropFirst()) {
+                #expect((earlier.end ?? .max) <= later.start, "\(path): two attempts in flight at once")
+                #expect(
+                    earlier.start <= killedAt && (earlier.end ?? .max) + 100_000_000 >= killedAt,
+                    "\(path) was sent again, but its earlier attempt was not in flight at the kill")
+            }
+        }
+        let resent = Dictionary(grouping: records, by: \.path).filter { !$0.key.hasPrefix("/poll/") && $0.value.count > 1 }
+        #expect(!resent.isEmpty, "the attempts in flight at the kill were sent again by the daemons that took them over")
+        for (path, attempts) in Dictionary(grouping: records, by: \.path) where path.hasPrefix("/poll/") {
+            let ordered = attempts.sorted { $0.start < $1.start }
+            for (earlier, later) in zip(ordered, ordered.dropFirst()) {
+                #expect((earlier.end ?? .max) <= later.start, "\(path): two polls in flight at once")
+            }
+        }
+        // The victim's countdowns expired after the kill, late, and each sent its request once.
+        for id in acknowledged[0] where id.hasPrefix("cd_") {
+            #expect(states[id]?.state == "expired")
+            #expect((states[id]?.lateBy ?? 0) > 0, "\(id) fired late, after the takeover")
+            #expect(records.filter { $0.path == countdowns[id] }.count == 1, "\(id)'s on_expire request was sent once")
+        }
+        for id in acknowledged[1] + acknowledged[2] where id.hasPrefix("cd_") {
+            #expect(records.filter { $0.path == countdowns[id] }.count == 1, "\(id)'s on_expire request was sent once")
+        }
+    }
+
+    @Test("a replace on one daemon aborts the request in flight on another: the target sees the abort, and the other daemon's job ends superseded by the new one")
+    func replaceAcrossDaemons() throws {
+        let postgres = try TestPostgres.shared()
+        let cluster = TestPostgres.clusterName("r")
+        let server = try TestHTTPServer { record in
+            TestHTTPServer.Reply(status: 200, body: "{}", delayNanos: record.path == "/old" ? 20_000_000_000 : 0)
+        }
+        defer { server.shutdown() }
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let daemons = try Self.startDaemons(2, on: postgres, cluster: cluster, in: directory)
+        defer { for daemon in daemons { daemon.stop() } }
+        let old = try Binaries.client(["--json", "submit", "POST", server.url("/old"), "-d", "{}", "--replace", "order-7"], socket: daemons[1].socket)
+        let oldID = try #require((old.json?["job"] as? [String: Any])?["id"] as? String, "\(old.stderr)")
+        var inFlight = false
+        for _ in 0..<200 where !inFlight {
+            inFlight = server.records.contains { $0.path == "/old" }
+            if !inFlight { usleep(25_000) }
+        }
+        try #require(inFlight, "the first daemon's request reached the target")
+        let replacedAt = DispatchTime.now().uptimeNanoseconds
+        let new = try Binaries.client(["--json", "submit", "POST", server.url("/new"), "-d", "{}", "--replace", "order-7"], socket: daemons[0].socket)
+        let newID = try #require((new.json?["job"] as? [String: Any])?["id"] as? String, "\(new.stderr)")
+        var aborted: TestHTTPServer.Record?
+        for _ in 0..<200 where aborted == nil {
+            aborted = server.records.first { $0.path == "/old" && $0.end != nil }
+            if aborted == nil { usleep(25_000) }
+        }
+        let record = try #require(aborted, "the old request ended at the target")
+        #expect(record.abortedByClient, "the other daemon aborted it")
+        #expect(try #require(record.end) - replacedAt < 2_000_000_000, "within 2 s of the replace")
+        let waited = try Binaries.client(["--json", "wait", oldID], socket: daemons[1].socket, timeout: 10)
+        #expect(waited.status == 3, "the old job ended cancelled on its own daemon: \(waited.stdout)\(waited.stderr)")
+        let job: [String: Any] = (waited.json?["job"] as? [String: Any]) ?? waited.json ?? [:]
+        let reason = job["reason"] as? String
+        let replacedBy = job["replaced_by"] as? String
+        #expect(reason == "superseded" && replacedBy == newID, "\(waited.stdout)")
+        let row = try postgres.psql("SELECT state, reason, replaced_by FROM reqd_\(cluster).jobs WHERE id = '\(oldID)'")
+        #expect(row == "cancelled|superseded|\(newID)\n")
+        #expect(server.records.filter { $0.path == "/old" }.count == 1, "the old request was not sent again")
+    }
+
+    @Test("a daemon paused past its lease (SIGSTOP) sends nothing when it wakes and exits with status 75; the other daemon has taken its jobs over and runs each once")
+    func pausedPastLease() throws {
+        let postgres = try TestPostgres.shared()
+        let cluster = TestPostgres.clusterName("p")
+        let retried = Atomic(0)
+        let server = try TestHTTPServer { record in
+            guard record.path == "/retry", retried.add(1, ordering: .relaxed).newValue == 1 else {
+                return TestHTTPServer.Reply(status: 200, body: "{}")
+            }
+            var reply = TestHTTPServer.Reply(status: 503, body: "{}")
+            reply.headers.append(("Retry-After", "2"))
+            return reply
+        }
+        defer { server.shutdown() }
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let daemons = try Self.startDaemons(2, on: postgres, cluster: cluster, lease: "\(Int(Self.leaseSeconds))s", in: directory)
+        defer { for daemon in daemons where daemon.process.isRunning { daemon.stop() } }
+        let paused = daemons[0]
+        for arguments in [
+            ["submit", "POST", server.url("/retry"), "-d", "{}", "--backoff", "1s..2s"],
+            ["register-countdown", "--in", "3s", "--on-expire", "POST", server.url("/fired")],
+        ] {
+            let outcome = try Binaries.client(["--json"] + arguments, socket: paused.socket)
+            #expect(outcome.status == 0, "\(outcome.stderr)")
+        }
+        var answered = false
+        for _ in 0..<200 where !answered {
+            answered = server.records.contains { $0.path == "/retry" && $0.end != nil }
+            if !answered { usleep(10_000) }
+        }
+        try #require(answered, "the first attempt was answered 503")
+        kill(paused.process.processIdentifier, SIGSTOP)
+        // Past the lease, the retry and the countdown's deadline: the other daemon runs both.
+        usleep(UInt32((Self.leaseSeconds + 3) * 1e6))
+        kill(paused.process.processIdentifier, SIGCONT)
+        for _ in 0..<500 where paused.process.isRunning { usleep(10_000) }
+        #expect(!paused.process.isRunning, "the paused daemon exited when it woke")
+        if !paused.process.isRunning {
+            #expect(paused.process.terminationStatus == 75, "exit status \(paused.process.terminationStatus)")
+        }
+        var active = "?"
+        for _ in 0..<200 where active != "0" {
+            active = try postgres.psql("SELECT count(*) FROM reqd_\(cluster).jobs WHERE state = 'active'")
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            if active != "0" { usleep(50_000) }
+        }
+        #expect(active == "0", "every job ended")
+        #expect(server.records.filter { $0.path == "/retry" }.count == 2, "the 503, then one retry, from the daemon that took the job over")
+        #expect(server.records.filter { $0.path == "/fired" }.count == 1, "the countdown's request was sent once")
+        let log = (try? String(contentsOfFile: directory + "/d0/reqd.log", encoding: .utf8)) ?? ""
+        #expect(log.contains("lease lost"), "the paused daemon said why it exited")
+    }
+}
