@@ -97,7 +97,8 @@ extension Daemon {
                 settings: configuration.http, policy: configuration.scheduler.targetPolicy, logger: logger, metrics: loop.metrics,
                 onAbortedAddress: { [weak loop] job, attempt, address in
                     loop?.submit(.attemptAddressed(job, attempt: attempt, address: address))
-                }
+                },
+                mayStart: { [weak store] in store?.leaseHolds() ?? true }
             ) {
                 [weak loop] job, attempt, outcome, address in
                 loop?.submit(.httpFinished(job, attempt: attempt, outcome, address: address))

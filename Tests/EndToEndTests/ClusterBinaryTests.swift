@@ -146,7 +146,7 @@ struct ClusterBinaryTests {
         }
     }
 
-    @Test("a replace on one daemon aborts the request in flight on another: the target sees the abort, and the other daemon's job ends superseded by the new one")
+    @Test("a replace on one daemon aborts the request in flight on another: the target sees the abort, the other daemon's job ends superseded by the new one, and its ended row is claimed for retention")
     func replaceAcrossDaemons() throws {
         let postgres = try TestPostgres.shared()
         let cluster = TestPostgres.clusterName("r")
@@ -156,7 +156,7 @@ struct ClusterBinaryTests {
         defer { server.shutdown() }
         let directory = makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let daemons = try Self.startDaemons(2, on: postgres, cluster: cluster, in: directory)
+        let daemons = try Self.startDaemons(2, on: postgres, cluster: cluster, lease: "\(Int(Self.leaseSeconds))s", in: directory)
         defer { for daemon in daemons { daemon.stop() } }
         let old = try Binaries.client(["--json", "submit", "POST", server.url("/old"), "-d", "{}", "--replace", "order-7"], socket: daemons[1].socket)
         let oldID = try #require((old.json?["job"] as? [String: Any])?["id"] as? String, "\(old.stderr)")
@@ -186,6 +186,13 @@ struct ClusterBinaryTests {
         let row = try postgres.psql("SELECT state, reason, replaced_by FROM reqd_\(cluster).jobs WHERE id = '\(oldID)'")
         #expect(row == "cancelled|superseded|\(newID)\n")
         #expect(server.records.filter { $0.path == "/old" }.count == 1, "the old request was not sent again")
+        // The ended row was let go, and a claim took it, for a daemon's retention to delete it.
+        var held = ""
+        for _ in 0..<100 where held != "t\n" {
+            held = try postgres.psql("SELECT holder IS NOT NULL FROM reqd_\(cluster).jobs WHERE id = '\(oldID)'")
+            if held != "t\n" { usleep(50_000) }
+        }
+        #expect(held == "t\n", "the old job's ended row was claimed by a daemon")
     }
 
     @Test("a daemon paused past its lease (SIGSTOP) sends nothing when it wakes and exits with status 75; the other daemon has taken its jobs over and runs each once")

@@ -61,6 +61,8 @@ public final class HTTPExecutor: Sendable {
     /// Where each attempt went, for the attempt log.
     private let recorder: AttemptAddressRecorder
     private let onAbortedAddress: (@Sendable (JobID, UInt32, String) -> Void)?
+    /// Whether a request may start now (`init`'s `mayStart`).
+    private let mayStart: @Sendable () -> Bool
     private let metrics: DaemonMetrics?
     /// The TLS configurations made for targets' files (`tlsConfiguration(for:)`).
     private let tlsConfigurations = Mutex<[TargetTLS: TLSConfiguration]>([:])
@@ -72,11 +74,16 @@ public final class HTTPExecutor: Sendable {
     ///     address the request was sent to when it reached a connection.
     ///   - onAbortedAddress: called from `abort` with the address an aborted request had been
     ///     sent to, for the attempt log of a request aborted at its timeout.
+    ///   - mayStart: asked as each request starts, queued or not; when it says no, the request
+    ///     is dropped unreported: the daemon's lease on a shared store may have run out, so
+    ///     another daemon may run the job now, and this one is exiting.
     public init(
         settings: HTTPSettings, policy: TargetPolicy = TargetPolicy(), logger: Logger = Logger(label: "reqd"),
         metrics: DaemonMetrics? = nil, onAbortedAddress: (@Sendable (JobID, UInt32, String) -> Void)? = nil,
+        mayStart: @escaping @Sendable () -> Bool = { true },
         onFinish: @escaping @Sendable (JobID, UInt32, HTTPOutcome, String?) -> Void
     ) throws {
+        self.mayStart = mayStart
         self.settings = settings
         self.metrics = metrics
         self.onFinish = onFinish
@@ -152,6 +159,10 @@ public final class HTTPExecutor: Sendable {
 
     /// Hands a request to the client; on its end, reports it and starts the host's next one.
     private func start(_ send: HTTPSend, host: Substring) {
+        guard mayStart() else {
+            state.withLock { _ = $0.slots.removeValue(forKey: Attempt(job: send.job, attempt: send.attempt)) }
+            return
+        }
         // While descriptors are short, a request that could not open a connection is not handed
         // to the client: each failed connection would lengthen the client's backoff for the
         // target, and its first request after the shortage would wait out up to a minute of it.

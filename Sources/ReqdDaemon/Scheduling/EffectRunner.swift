@@ -134,13 +134,8 @@ final class EffectRunner: @unchecked Sendable {
 
         var feedback: [SchedulerEvent] = []
         if !wire.isEmpty {
-            // A daemon whose lease may have run out sends nothing: another may run the jobs now,
-            // and this one is about to exit.
-            let mayRun = store?.leaseHolds() ?? true
             for operation in wire {
                 switch operation {
-                case .send where !mayRun:
-                    break
                 case .send(let send):
                     if let executor {
                         executor.execute(send)

@@ -1,4 +1,5 @@
 import Dispatch
+import Glibc
 import Synchronization
 
 /// Keeps a daemon's lease on a shared store: renews it on a queue of its own, has the rows that
@@ -17,7 +18,8 @@ final class LeaseKeeper: @unchecked Sendable {
     private let timer: any DispatchSourceTimer
     private let watchdog: any DispatchSourceTimer
     private let ended = Atomic<Bool>(false)
-    /// Until when (`DispatchTime` nanoseconds) the lease surely holds: the watchdog's deadline.
+    /// Until when the lease surely holds, in nanoseconds since boot: the watchdog's deadline on
+    /// a clock that also counts a suspended machine's sleep, as the database's clock does.
     private let validUntil = Atomic<UInt64>(0)
     private let lost: @Sendable (DaemonError) -> Void
 
@@ -39,14 +41,16 @@ final class LeaseKeeper: @unchecked Sendable {
         timer.setEventHandler { [weak self] in
             guard let self, !ended.load(ordering: .sequentiallyConsistent) else { return }
             let sent = DispatchTime.now()
+            let sentSinceBoot = Self.sinceBoot()
             var next = Int64(1_000_000_000)
             do throws(DaemonError) {
-                let renewal = try lease.renew()
-                let deadline = Self.deadline(since: sent, leaseNanos: leaseNanos)
-                validUntil.store(deadline.uptimeNanoseconds, ordering: .relaxed)
-                watchdog.schedule(deadline: deadline)
-                next = renewal.nextNanos
-                takeOver(renewal.orphans)
+                try lease.renew()
+                validUntil.store(sentSinceBoot + UInt64(leaseNanos - leaseNanos / 10), ordering: .relaxed)
+                watchdog.schedule(deadline: Self.deadline(since: sent, leaseNanos: leaseNanos))
+                // What the others are up to matters less: a failure here only delays a takeover.
+                let survey = try lease.survey()
+                next = survey.nextNanos
+                takeOver(survey.orphans)
             } catch where error.code == .leaseLost {
                 return lose(error)
             } catch {
@@ -59,18 +63,19 @@ final class LeaseKeeper: @unchecked Sendable {
             self?.lose(DaemonError(.leaseLost, "no renewal of this daemon's lease held within \(leaseNanos / 1_000_000) ms"))
         }
         let first = Self.deadline(since: lease.takenAt, leaseNanos: leaseNanos)
-        validUntil.store(first.uptimeNanoseconds, ordering: .relaxed)
+        let age = DispatchTime.now().uptimeNanoseconds - min(lease.takenAt.uptimeNanoseconds, DispatchTime.now().uptimeNanoseconds)
+        validUntil.store(Self.sinceBoot() - age + UInt64(leaseNanos - leaseNanos / 10), ordering: .relaxed)
         watchdog.schedule(deadline: first)
         timer.schedule(deadline: .now() + .nanoseconds(Int(leaseNanos / 3)))
         watchdog.activate()
         timer.activate()
     }
 
-    /// Whether the lease surely holds now; when it does not, reports it lost. Checked before
-    /// requests go out, so that a daemon that was paused past its lease (SIGSTOP, a stalled VM)
-    /// sends nothing when it wakes, whichever of its threads runs first.
+    /// Whether the lease surely holds now; when it does not, reports it lost. Checked as each
+    /// request starts, so that a daemon that was paused past its lease (SIGSTOP, a suspended
+    /// machine) starts none when it wakes, whichever of its threads runs first.
     func holds() -> Bool {
-        guard DispatchTime.now().uptimeNanoseconds >= validUntil.load(ordering: .relaxed) else { return true }
+        guard Self.sinceBoot() >= validUntil.load(ordering: .relaxed) else { return true }
         lose(DaemonError(.leaseLost, "the lease may have expired: no renewal held in time"))
         return false
     }
@@ -90,6 +95,13 @@ final class LeaseKeeper: @unchecked Sendable {
         timer.cancel()
         watchdog.cancel()
         queue.sync {}
+    }
+
+    /// `CLOCK_BOOTTIME` in nanoseconds.
+    private static func sinceBoot() -> UInt64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_BOOTTIME, &spec)
+        return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
     }
 
     /// A tenth of the lease before a lease renewed at `sent` expires.

@@ -25,7 +25,7 @@ struct StoreCoding {
                     statements.append(
                         StoreStatement(
                             """
-                            UPDATE jobs SET state = 'cancelled', reason = 'superseded', replaced_by = ?1, ended_ns = ?2\(dialect.takeRow)
+                            UPDATE jobs SET state = 'cancelled', reason = 'superseded', replaced_by = ?1, ended_ns = ?2\(dialect.releaseRow)
                             WHERE owner = ?3 AND key = ?4 AND state = 'active' AND id != ?1
                             """,
                             [.text(record.id), .integer(record.createdAt.nanosecondsSinceEpoch), .integer(Int64(record.owner)), .text(key)]))

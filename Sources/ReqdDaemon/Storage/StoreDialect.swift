@@ -34,12 +34,13 @@ enum StoreDialect: Sendable {
         }
     }
 
-    /// What an `UPDATE` of another job's row adds to its `SET` to take the row: a key's newer job
-    /// ends the older one, and its daemon keeps the ended row. Nothing on SQLite.
-    var takeRow: String {
+    /// What an `UPDATE` of another job's row adds to its `SET` when a key's newer job ends the
+    /// older one: a row another daemon held is let go, so that its writes stop and a claim takes
+    /// the ended row, for some daemon's retention to delete it in time. Nothing on SQLite.
+    var releaseRow: String {
         switch self {
         case .sqlite: ""
-        case .postgres: ", holder = \(Self.holder), claim = NULL"
+        case .postgres: ", holder = CASE WHEN holder = \(Self.holder) THEN holder END, claim = NULL"
         }
     }
 

@@ -7,10 +7,13 @@ protocol StoreLease: AnyObject {
     var leaseNanos: Int64 { get }
     /// When the request that took the lease at start was sent.
     var takenAt: DispatchTime { get }
-    /// Renews the lease; says when to renew next and whether rows wait to be claimed.
+    /// Renews the lease: one statement, so that a renewal that holds is known at once.
     ///
     /// - Throws: `leaseLost` when the lease had expired: other daemons may hold its jobs now.
-    func renew() throws(DaemonError) -> LeaseRenewal
+    func renew() throws(DaemonError)
+    /// Looks at the other daemons after a renewal: says when to renew next and whether rows wait
+    /// to be claimed.
+    func survey() throws(DaemonError) -> LeaseRenewal
     /// Hands `ended` each job of this daemon's that another daemon ends (a newer job with its
     /// key, a cancel), with the job that replaced it, from now on; `ended` is called on any thread.
     func listen(_ ended: @escaping @Sendable (_ job: String, _ replacedBy: String?) -> Void) throws(DaemonError)

@@ -35,7 +35,7 @@ final class PostgresLease: StoreLease {
         }
     }
 
-    func renew() throws(DaemonError) -> LeaseRenewal {
+    func renew() throws(DaemonError) {
         var renewed = false
         try session.read(
             "UPDATE daemons SET lease_until = now() + make_interval(secs => ?2) WHERE id = ?1 AND lease_until > now() RETURNING 1::bigint",
@@ -44,6 +44,9 @@ final class PostgresLease: StoreLease {
         guard renewed else {
             throw DaemonError(.leaseLost, "\(session.location): this daemon's lease had expired; other daemons may run its jobs now")
         }
+    }
+
+    func survey() throws(DaemonError) -> LeaseRenewal {
         var seen: Set<String> = []
         var expired = false
         var next = leaseNanos / 3
@@ -59,12 +62,18 @@ final class PostgresLease: StoreLease {
             }
         }
         defer { others = seen }
-        // Rows whose holder is gone, however they came to be: one indexed pass.
+        // Rows whose holder is gone, however they came to be. The holders are walked through the
+        // index one value at a time, so the check costs a few lookups per holder, not a pass
+        // over every row.
         var stray = false
         try session.read(
             """
-            SELECT 1::bigint WHERE EXISTS (
-                SELECT 1 FROM jobs j WHERE j.holder IS NULL OR NOT EXISTS (SELECT 1 FROM daemons d WHERE d.id = j.holder))
+            SELECT 1::bigint WHERE EXISTS (SELECT 1 FROM jobs WHERE holder IS NULL) OR EXISTS (
+                WITH RECURSIVE h AS (
+                    (SELECT holder FROM jobs WHERE holder IS NOT NULL ORDER BY holder LIMIT 1)
+                    UNION ALL
+                    SELECT (SELECT holder FROM jobs WHERE holder > h.holder ORDER BY holder LIMIT 1) FROM h WHERE h.holder IS NOT NULL)
+                SELECT 1 FROM h WHERE h.holder IS NOT NULL AND NOT EXISTS (SELECT 1 FROM daemons d WHERE d.id = h.holder))
             """, []
         ) { _ in stray = true }
         return LeaseRenewal(nextNanos: next, orphans: expired || stray || !others.isSubset(of: seen))

@@ -19,6 +19,9 @@ final class PostgresSession {
     private let logger: Logger
     private var connection: PostgresConnection?
     private var connections = 0
+    /// Between `begin` and `commit` or `rollback`: a lost connection then fails the transaction
+    /// rather than being replaced, since a new one would run the rest outside it.
+    private var inTransaction = false
     /// The SQL each shared statement becomes here, with `$N` for `?N`.
     private var rewritten: [String: String] = [:]
     /// How long one statement may wait for the server.
@@ -53,6 +56,9 @@ final class PostgresSession {
     func connected() throws(DaemonError) -> PostgresConnection {
         if let connection, !connection.isClosed { return connection }
         connection = nil
+        if inTransaction {
+            throw DaemonError(.storeWriteFailed, "\(location): the connection was lost in the middle of a transaction")
+        }
         connections += 1
         let new: PostgresConnection
         do {
@@ -74,6 +80,37 @@ final class PostgresSession {
         }
         onConnect?(new)
         return new
+    }
+
+    /// Starts a transaction (`sql` is its `BEGIN`), pinned to this connection.
+    func begin(_ sql: String = "BEGIN") throws(DaemonError) {
+        try run(sql)
+        inTransaction = true
+    }
+
+    /// Commits the transaction `begin` started; throws unless the server says it committed.
+    func commit() throws(DaemonError) {
+        defer { inTransaction = false }
+        let connection = try connected()
+        let tag: String
+        do {
+            tag = try answer(send("COMMIT", [], on: connection), from: connection).metadata.command
+        } catch {
+            throw lost(error, "the commit failed")
+        }
+        guard tag == "COMMIT" else { throw DaemonError(.storeWriteFailed, "\(location): the transaction was rolled back") }
+    }
+
+    /// Rolls the transaction `begin` started back; when that fails, the connection is closed,
+    /// which ends the transaction on the server.
+    func rollback() {
+        defer { inTransaction = false }
+        guard openConnection != nil else { return }
+        do throws(DaemonError) {
+            try run("ROLLBACK")
+        } catch {
+            close()
+        }
     }
 
     /// Runs a statement, ignoring its rows.

@@ -20,6 +20,9 @@ import PostgresNIO
 final class PostgresStoreBackend: LeasedStoreBackend {
     private let session: PostgresSession
     private let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    /// The lease's own event loop, so that a large result on the store's connection never holds
+    /// a renewal's answer back.
+    private let leaseGroup = MultiThreadedEventLoopGroup(numberOfThreads: 1)
     private let cluster: String
     /// This daemon's name in `daemons` and in the rows it holds: new at each start.
     let holder: String
@@ -27,6 +30,8 @@ final class PostgresStoreBackend: LeasedStoreBackend {
     var lease: any StoreLease { postgresLease }
     /// How many claims this daemon has made; the rows of each carry its number.
     private var claims: Int64 = 0
+    /// The claims whose rows have not been read for certain.
+    private var unread: [Int64] = []
     private var closed = false
 
     let location: String
@@ -67,7 +72,7 @@ final class PostgresStoreBackend: LeasedStoreBackend {
             setUp: ["SET idle_in_transaction_session_timeout = '30s'"], logger: logger)
         // Renewals give up well within the lease, so that a stuck one is tried again in time.
         let leaseSession = PostgresSession(
-            configuration: configuration, group: group, location: location, schema: schema, holder: holder,
+            configuration: configuration, group: leaseGroup, location: location, schema: schema, holder: holder,
             setUp: ["SET lock_timeout = '2s'"], statementTimeout: .nanoseconds(max(leaseNanos / 6, 200_000_000)), logger: logger)
         do throws(DaemonError) {
             try Self.migrate(session, cluster: cluster, logger: logger)
@@ -78,6 +83,7 @@ final class PostgresStoreBackend: LeasedStoreBackend {
             session.close()
             leaseSession.close()
             try? group.syncShutdownGracefully()
+            try? leaseGroup.syncShutdownGracefully()
             throw DaemonError(error.code, error.message)
         }
     }
@@ -104,11 +110,13 @@ final class PostgresStoreBackend: LeasedStoreBackend {
         }
     }
 
-    /// The PL/pgSQL that starts each commit: it fails when this daemon's lease has expired, and
-    /// otherwise keeps the daemon's row from being removed until the commit ends, so that a
-    /// daemon taking over its rows sees what it wrote.
+    /// The PL/pgSQL that starts each commit: it fails when this daemon's lease has expired.
+    ///
+    /// It takes no lock: a commit that started before the lease expired and ends after another
+    /// daemon reaped this one leaves rows that name no live daemon, and the next survey finds
+    /// them and has them claimed.
     static let leaseCheck = """
-        PERFORM 1 FROM daemons WHERE id = \(StoreDialect.holder) AND lease_until > now() FOR KEY SHARE;
+        PERFORM 1 FROM daemons WHERE id = \(StoreDialect.holder) AND lease_until > now();
         IF NOT FOUND THEN RAISE EXCEPTION 'this daemon''s lease has expired' USING ERRCODE = '\(leaseExpired)'; END IF;
         """
 
@@ -157,7 +165,7 @@ final class PostgresStoreBackend: LeasedStoreBackend {
         // COMMIT of a transaction a statement failed in rolls back and says so.
         let committed = (try? results.last?.get())?.metadata.command == "COMMIT"
         if let failure {
-            try? session.run("ROLLBACK")
+            session.rollback()
             throw session.lost(failure, "the transaction failed")
         }
         if !committed { throw DaemonError(.storeWriteFailed, "\(location): the transaction was rolled back") }
@@ -169,15 +177,23 @@ final class PostgresStoreBackend: LeasedStoreBackend {
 
     func claim(all: Bool, _ read: (String) throws(DaemonError) -> Void) throws(DaemonError) {
         claims += 1
-        let number = claims
+        // A claim whose commit may have held although its answer was lost is read again.
+        unread.append(claims)
+        let numbers = unread.map(String.init).joined(separator: ", ")
         // Repeatable read: a row another daemon changed after this claim's snapshot (a daemon that
-        // started and claimed it, a lease renewed) fails the claim instead of being taken, and
-        // the claim is tried again with a newer snapshot.
-        for attempt in 1...5 {
+        // started and claimed it meanwhile, a lease renewed) fails the claim instead of being
+        // taken, and the claim is tried again with a newer snapshot.
+        for attempt in 1...10 {
             do throws(DaemonError) {
-                try session.run("BEGIN ISOLATION LEVEL REPEATABLE READ")
+                try session.begin("BEGIN ISOLATION LEVEL REPEATABLE READ")
                 try session.run("SET LOCAL lock_timeout = '5s'")
-                // A daemon whose commit is running holds its row: it is reaped next time.
+                try session.run("SET LOCAL idle_in_transaction_session_timeout = '10min'")
+                // A daemon whose own lease expired (it was paused) claims nothing.
+                var holds = false
+                try session.read(
+                    "SELECT 1::bigint FROM daemons WHERE id = ?1 AND lease_until > now()", [.text(holder)]
+                ) { _ in holds = true }
+                guard holds else { throw DaemonError(.leaseLost, "\(location): this daemon's lease has expired") }
                 try session.run("DELETE FROM daemons WHERE id IN (SELECT id FROM daemons WHERE lease_until < now() FOR UPDATE SKIP LOCKED)")
                 var claimed: Int64 = 0
                 try session.read(
@@ -189,18 +205,20 @@ final class PostgresStoreBackend: LeasedStoreBackend {
                             FOR UPDATE SKIP LOCKED)
                         RETURNING 1)
                     SELECT count(*) FROM taken
-                    """, [.text(holder), .integer(number)]
+                    """, [.text(holder), .integer(claims)]
                 ) { claimed = $0.integer(0) ?? 0 }
                 if all {
                     try read("j.holder = \(StoreDialect.holder)")
-                } else if claimed > 0 {
-                    try read("j.holder = \(StoreDialect.holder) AND j.claim = \(number)")
+                } else if claimed > 0 || unread.count > 1 {
+                    try read("j.holder = \(StoreDialect.holder) AND j.claim IN (\(numbers))")
                 }
-                try session.run("COMMIT")
+                try session.commit()
+                unread = []
                 return
             } catch {
-                try? session.run("ROLLBACK")
-                guard attempt < 5, error.message.contains("SQLSTATE 40001") else { throw error }
+                session.rollback()
+                guard attempt < 10, error.message.contains("SQLSTATE 40001") else { throw error }
+                usleep(UInt32.random(in: 5_000...50_000))
             }
         }
     }
@@ -211,6 +229,7 @@ final class PostgresStoreBackend: LeasedStoreBackend {
         postgresLease.leave()
         session.close()
         try? group.syncShutdownGracefully()
+        try? leaseGroup.syncShutdownGracefully()
     }
 
     /// Creates the cluster's schema when missing and runs each migration it lacks, each in a
@@ -246,13 +265,13 @@ final class PostgresStoreBackend: LeasedStoreBackend {
             try session.run("SELECT pg_advisory_unlock(hashtext(?1))", [old])
         }
         for step in version..<PostgresSchema.currentVersion {
-            try session.run("BEGIN")
+            try session.begin()
             do throws(DaemonError) {
                 for statement in PostgresSchema.migrations[step] { try session.run(statement) }
                 try session.run("UPDATE schema_version SET version = \(step + 1)")
-                try session.run("COMMIT")
+                try session.commit()
             } catch {
-                try? session.run("ROLLBACK")
+                session.rollback()
                 throw error
             }
             logger.notice("store schema migrated", metadata: ["store.location": "\(location)", "store.version": "\(step + 1)"])
