@@ -74,7 +74,9 @@ extension Daemon {
                 let holderFile = stateDirectory + "/cluster-holder"
                 let previous = (try? String(contentsOfFile: holderFile, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
                 let postgres = try PostgresStoreBackend(
-                    address: address, password: try configuration.storage.postgresPassword(), cluster: configuration.storage.clusterName,
+                    // The password file is read only for a URL that holds no password.
+                    address: address, password: address.password == nil ? try configuration.storage.postgresPassword() : nil,
+                    cluster: configuration.storage.clusterName,
                     previousHolder: previous, leaseNanos: configuration.storage.leaseNanos, logger: logger)
                 try? (postgres.holder + "\n").write(toFile: holderFile, atomically: true, encoding: .utf8)
                 backend = postgres

@@ -255,4 +255,29 @@ struct PostgresStoreTests {
         defer { again.stop() }
         #expect(try listed(again) == [durableID])
     }
+
+    @Test("the password file is read only for a URL that holds no password: with one in the URL, a missing file stops nothing; without, it refuses the start naming the file")
+    func passwordFileOnlyWhenNeeded() throws {
+        let cluster = TestPostgres.clusterName()
+        var address = try StorePlace.postgresAddress()
+        func configure(_ configuration: inout Configuration) {
+            configuration.storage.backend = .postgres
+            configuration.storage.postgresAddress = address
+            configuration.storage.clusterName = cluster
+            configuration.storage.postgresPasswordFile = "/nonexistent/reqd-pgpassword"
+        }
+        // The test server trusts its socket's clients, so any password is taken.
+        address.password = "in-the-url"
+        let daemon = try startDaemon(in: TemporaryDirectory(), configure: configure)
+        daemon.stop()
+        address.password = nil
+        do {
+            let refused = try startDaemon(in: TemporaryDirectory(), configure: configure)
+            refused.stop()
+            Issue.record("a start without a readable password file went on")
+        } catch let error as DaemonError {
+            #expect(error.message.contains("/nonexistent/reqd-pgpassword"), "\(error.message)")
+        }
+    }
 }
+

@@ -23,8 +23,8 @@ public struct StorageSettings: Sendable, Equatable {
     /// The embedded defaults.
     public init() {}
 
-    /// The PostgreSQL password when the URL holds none: the password file's first line, else
-    /// `$PGPASSWORD`, else nil (trust or peer authentication).
+    /// The PostgreSQL password for a URL that holds none: the password file's first line, else
+    /// `$PGPASSWORD`, else nil (trust or peer authentication). Not called for a URL with one.
     func postgresPassword() throws(DaemonError) -> String? {
         guard let file = postgresPasswordFile else { return ProcessInfo.processInfo.environment["PGPASSWORD"] }
         guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {

@@ -238,8 +238,9 @@ final class PostgresStoreBackend: LeasedStoreBackend {
         let location = session.location
         let schema = "reqd_" + cluster
         let lock = StoreValue.text("reqd-migrate:" + schema)
-        try session.run("SELECT pg_advisory_lock(hashtext(?1))", [lock])
-        defer { try? session.run("SELECT pg_advisory_unlock(hashtext(?1))", [lock]) }
+        // A 64-bit key, so that another program's lock cannot collide with it by chance.
+        try session.run("SELECT pg_advisory_lock(hashtextextended(?1, 0))", [lock])
+        defer { try? session.run("SELECT pg_advisory_unlock(hashtextextended(?1, 0))", [lock]) }
         try session.run("CREATE SCHEMA IF NOT EXISTS \(schema)")
         try session.run("CREATE TABLE IF NOT EXISTS schema_version (version bigint NOT NULL)")
         var versions: [Int64] = []
