@@ -131,9 +131,11 @@ extension Daemon {
                 logger.info("took over jobs another daemon left", metadata: ["store.claimed": "\(records.count)"])
                 loop?.performSoon(.restore(records))
             },
-            endedElsewhere: { [weak loop] job, replacedBy in
-                logger.debug("a job ended on another daemon", metadata: ["job.id": "\(job)", "job.replaced_by": "\(replacedBy ?? "")"])
-                loop?.submit(.endedElsewhere(JobID(job), replacedBy: replacedBy.map(JobID.init)))
+            heard: { [weak loop] event in
+                if case .endedElsewhere(let job, let replacedBy) = event {
+                    logger.debug("a job ended on another daemon", metadata: ["job.id": "\(job)", "job.replaced_by": "\(replacedBy?.rawValue ?? "")"])
+                }
+                loop?.performSoon(event)
             },
             lost: { error in
                 // Other daemons may run this one's jobs from now on: only stopping at once keeps
@@ -159,6 +161,8 @@ extension Daemon {
         }
         let read = SystemClock.now().instant
         loop.perform(.restoreEnded)
+        // Watches other daemons kept on these jobs while another daemon held them.
+        for watch in (try? store.remoteWatches()) ?? [] { loop.perform(watch) }
         let restored = SystemClock.now().instant
         logger.info(
             "store opened",

@@ -77,12 +77,14 @@ public final class Daemon: Sendable {
             ])
     }
 
-    /// The scheduler's settings with what only the daemon knows: its pid, the connection cap
+    /// The scheduler's settings with what only the daemon knows: its pid, whether other daemons
+    /// share its store, the connection cap
     /// as it applies it (`socket.max_connections`, or derived from the open-file limit), and the
     /// size of a `list` page, half of what a client may leave unread.
     private static func schedulerConfiguration(_ configuration: Configuration) -> SchedulerConfiguration {
         var scheduler = configuration.scheduler
         scheduler.daemonPID = getpid()
+        scheduler.clustered = configuration.storage.backend == .postgres
         scheduler.maxReplyBytes = configuration.maxPendingBytes / 2
         scheduler.maxConnections = DescriptorBudget.maxConnections(
             configured: configuration.maxConnections, openFileLimit: DescriptorBudget.openFileLimit)

@@ -66,6 +66,27 @@ enum Binaries {
         return Outcome(status: process.terminationStatus, stdout: collected.out, stderr: collected.err)
     }
 
+    /// Starts the client in the background; the function it returns waits for it to end (at most
+    /// `timeout` seconds from then) and gives its exit status and standard output.
+    static func clientInBackground(_ arguments: [String], socket: String, timeout: Double = 10) throws -> () -> Outcome {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.client)
+        process.arguments = ["--socket", socket] + arguments
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        return {
+            let deadline = Date().addingTimeInterval(timeout)
+            DispatchQueue.global().async {
+                while process.isRunning && Date() < deadline { usleep(10_000) }
+                if process.isRunning { process.terminate() }
+            }
+            let data = out.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return Outcome(status: process.terminationStatus, stdout: String(decoding: data, as: UTF8.self), stderr: "")
+        }
+    }
+
     static func client(_ arguments: [String], socket: String, input: String? = nil, timeout: Double = 30) throws -> Outcome {
         try run(Self.client, ["--socket", socket] + arguments, input: input, timeout: timeout)
     }

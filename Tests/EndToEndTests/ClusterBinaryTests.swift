@@ -22,6 +22,15 @@ struct ClusterBinaryTests {
         }
     }
 
+    /// Asks `find` every 25 ms for up to 5 s: its first answer, or nil.
+    static func soon<T>(_ find: () throws -> T?) rethrows -> T? {
+        for _ in 0..<200 {
+            if let found = try find() { return found }
+            usleep(25_000)
+        }
+        return nil
+    }
+
     @Test(
         "three daemons share a cluster and one is SIGKILLed while it holds leases: the others take its jobs over within the lease and 1 s, every acknowledged job completes, no two attempts of one job are in flight at once, only attempts in flight at the kill are sent again, and its countdowns fire once, late"
     )
@@ -160,21 +169,11 @@ struct ClusterBinaryTests {
         defer { for daemon in daemons { daemon.stop() } }
         let old = try Binaries.client(["--json", "submit", "POST", server.url("/old"), "-d", "{}", "--replace", "order-7"], socket: daemons[1].socket)
         let oldID = try #require((old.json?["job"] as? [String: Any])?["id"] as? String, "\(old.stderr)")
-        var inFlight = false
-        for _ in 0..<200 where !inFlight {
-            inFlight = server.records.contains { $0.path == "/old" }
-            if !inFlight { usleep(25_000) }
-        }
-        try #require(inFlight, "the first daemon's request reached the target")
+        try #require(Self.soon { server.records.first { $0.path == "/old" } } != nil, "the first daemon's request reached the target")
         let replacedAt = DispatchTime.now().uptimeNanoseconds
         let new = try Binaries.client(["--json", "submit", "POST", server.url("/new"), "-d", "{}", "--replace", "order-7"], socket: daemons[0].socket)
         let newID = try #require((new.json?["job"] as? [String: Any])?["id"] as? String, "\(new.stderr)")
-        var aborted: TestHTTPServer.Record?
-        for _ in 0..<200 where aborted == nil {
-            aborted = server.records.first { $0.path == "/old" && $0.end != nil }
-            if aborted == nil { usleep(25_000) }
-        }
-        let record = try #require(aborted, "the old request ended at the target")
+        let record = try #require(Self.soon { server.records.first { $0.path == "/old" && $0.end != nil } }, "the old request ended at the target")
         #expect(record.abortedByClient, "the other daemon aborted it")
         #expect(try #require(record.end) - replacedAt < 2_000_000_000, "within 2 s of the replace")
         let waited = try Binaries.client(["--json", "wait", oldID], socket: daemons[1].socket, timeout: 10)
@@ -193,6 +192,146 @@ struct ClusterBinaryTests {
             if held != "t\n" { usleep(50_000) }
         }
         #expect(held == "t\n", "the old job's ended row was claimed by a daemon")
+    }
+
+    @Test("a client on one daemon reaches the durable jobs another holds: status reads the row, wait replies when the job ends there, cancel by id, key or scope ends them there, aborting the request in flight, and retry takes the row over")
+    func clientsOnAnyDaemon() throws {
+        let postgres = try TestPostgres.shared()
+        let cluster = TestPostgres.clusterName("c")
+        let server = try TestHTTPServer { record in
+            TestHTTPServer.Reply(status: record.path == "/fails" ? 500 : 200, body: "{}", delayNanos: record.path == "/slow" ? 20_000_000_000 : 0)
+        }
+        defer { server.shutdown() }
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let daemons = try Self.startDaemons(2, on: postgres, cluster: cluster, lease: "\(Int(Self.leaseSeconds))s", in: directory)
+        defer { for daemon in daemons { daemon.stop() } }
+        let (here, there) = (daemons[0].socket, daemons[1].socket)
+        func id(_ outcome: Binaries.Outcome) throws -> String {
+            try #require((outcome.json?["job"] as? [String: Any])?["id"] as? String, "\(outcome.stdout)\(outcome.stderr)")
+        }
+        func job(_ outcome: Binaries.Outcome) -> [String: Any] { (outcome.json?["job"] as? [String: Any]) ?? outcome.json ?? [:] }
+        let slow = try id(Binaries.client(["--json", "submit", "POST", server.url("/slow"), "-d", "{}"], socket: there))
+        let tea = try id(Binaries.client(["--json", "register-countdown", "--key", "tea", "--seconds", "600"], socket: there))
+        let kitchen = try id(Binaries.client(["--json", "register-countdown", "--scope", "kitchen", "--seconds", "600"], socket: there))
+        let local = try id(Binaries.client(["--json", "register-countdown", "--scope", "kitchen", "--seconds", "600"], socket: here))
+        try #require(Self.soon { server.records.first { $0.path == "/slow" } } != nil, "the other daemon's request reached the target")
+
+        // status on this daemon reads the other daemon's row.
+        let status = try Binaries.client(["--json", "status", slow], socket: here)
+        #expect(status.status == 0 && job(status)["state"] as? String == "active" && job(status)["kind"] as? String == "request", "\(status.stdout)\(status.stderr)")
+        let missing = try Binaries.client(["--json", "status", "rq_nosuchjob0001"], socket: here)
+        #expect(missing.status != 0 && (missing.stdout + missing.stderr).contains("no job 'rq_nosuchjob0001'"), "\(missing.stdout)\(missing.stderr)")
+
+        // A wait here, then a cancel here: the other daemon aborts its request, and the wait replies.
+        let waiter = try Binaries.clientInBackground(["--json", "wait", slow], socket: here)
+        usleep(500_000)
+        let cancelledAt = DispatchTime.now().uptimeNanoseconds
+        let cancel = try Binaries.client(["--json", "cancel", slow], socket: here)
+        #expect(cancel.status == 0 && (cancel.json?["cancelled"] as? [String]) == [slow], "\(cancel.stdout)\(cancel.stderr)")
+        let record = try #require(Self.soon { server.records.first { $0.path == "/slow" && $0.end != nil } }, "the request ended at the target")
+        #expect(record.abortedByClient, "the other daemon aborted it")
+        #expect(try #require(record.end) - cancelledAt < 2_000_000_000, "within 2 s of the cancel")
+        let waited = waiter()
+        let waitedJob = (waited.json?["job"] as? [String: Any]) ?? waited.json ?? [:]
+        #expect(waited.status == 3, "the wait on this daemon ended with the job, cancelled")
+        #expect(waitedJob["state"] as? String == "cancelled" && waitedJob["reason"] as? String == "requested", "\(waited.stdout)")
+        let onItsDaemon = try Binaries.client(["--json", "wait", slow], socket: there, timeout: 10)
+        #expect(onItsDaemon.status == 3 && job(onItsDaemon)["reason"] as? String == "requested", "\(onItsDaemon.stdout)")
+        #expect(try postgres.psql("SELECT state, reason FROM reqd_\(cluster).jobs WHERE id = '\(slow)'") == "cancelled|requested\n")
+        let ended = try Binaries.client(["--json", "wait", slow], socket: here, timeout: 10)
+        #expect(ended.status == 3, "a wait on a job that ended elsewhere replies at once: \(ended.stdout)\(ended.stderr)")
+        #expect(server.records.filter { $0.path == "/slow" }.count == 1, "the request was not sent again")
+
+        // By key, and by scope (this daemon's job and the other's in one reply).
+        let byKey = try Binaries.client(["--json", "cancel", "--key", "tea"], socket: here)
+        #expect((byKey.json?["cancelled"] as? [String]) == [tea], "\(byKey.stdout)\(byKey.stderr)")
+        let byScope = try Binaries.client(["--json", "cancel", "--scope", "kitchen"], socket: here)
+        #expect(Set((byScope.json?["cancelled"] as? [String]) ?? []) == [kitchen, local], "\(byScope.stdout)\(byScope.stderr)")
+        for countdown in [tea, kitchen] {
+            let there = try Binaries.client(["--json", "status", countdown], socket: there)
+            #expect(job(there)["state"] as? String == "cancelled", "\(countdown) ended on its own daemon: \(there.stdout)")
+        }
+        // list here shows both daemons' jobs, oldest first, page after page.
+        let listed = try Binaries.client(["list", "--quiet"], socket: here)
+        #expect(listed.stdout.split(separator: "\n").map(String.init) == [slow, tea, kitchen, local], "\(listed.stdout)\(listed.stderr)")
+        let scoped = try Binaries.client(["list", "--quiet", "--scope", "kitchen", "--state", "cancelled"], socket: there)
+        #expect(scoped.stdout.split(separator: "\n").map(String.init) == [kitchen, local], "\(scoped.stdout)\(scoped.stderr)")
+        let firstPage = try Binaries.client(["--json", "list", "--limit", "2"], socket: here)
+        let next = try #require(firstPage.json?["next"] as? String, "\(firstPage.stdout)")
+        let secondPage = try Binaries.client(["list", "--quiet", "--after", next], socket: here)
+        #expect(secondPage.stdout.split(separator: "\n").map(String.init) == [kitchen, local], "\(secondPage.stdout)\(secondPage.stderr)")
+        let again = try Binaries.client(["--json", "cancel", "--key", "tea"], socket: here)
+        #expect(again.status != 0, "no active job with that key is left: \(again.stdout)\(again.stderr)")
+
+        // retry here of a dead job the other daemon holds: this daemon takes its row and sends it again.
+        let dead = try id(Binaries.client(["--json", "submit", "POST", server.url("/fails"), "-d", "{}", "--max-attempts", "1"], socket: there))
+        let died = try Binaries.client(["--json", "wait", dead], socket: here, timeout: 10)
+        #expect(died.status == 5, "dead on the other daemon, seen from this one: \(died.stdout)\(died.stderr)")
+        let retried = try Binaries.client(["--json", "retry", dead], socket: here)
+        #expect(retried.status == 0, "\(retried.stdout)\(retried.stderr)")
+        let second = try Binaries.client(["--json", "wait", dead], socket: here, timeout: 10)
+        #expect(second.status == 5, "\(second.stdout)\(second.stderr)")
+        #expect(server.records.filter { $0.path == "/fails" }.count == 2, "sent once by each daemon")
+        #expect(try postgres.psql("SELECT holder = (SELECT id FROM reqd_\(cluster).daemons WHERE pid = \(daemons[0].process.processIdentifier)) FROM reqd_\(cluster).jobs WHERE id = '\(dead)'") == "t\n")
+        let fromThere = try Binaries.client(["--json", "status", dead], socket: there)
+        #expect(job(fromThere)["state"] as? String == "dead" && (job(fromThere)["request"] as? [String: Any]) != nil, "the other daemon forgot its copy and reads the row: \(fromThere.stdout)\(fromThere.stderr)")
+        let twice = try Binaries.client(["--json", "retry", dead], socket: there)
+        #expect(twice.status == 0, "and can retry it in turn: \(twice.stdout)\(twice.stderr)")
+        _ = try Binaries.client(["--json", "wait", dead], socket: there, timeout: 10)
+        #expect(server.records.filter { $0.path == "/fails" }.count == 3)
+    }
+
+    @Test("a watch on one daemon of a job another holds streams the events that daemon's own watcher sees, in the same order, and ends with the job")
+    func watchAcrossDaemons() throws {
+        let postgres = try TestPostgres.shared()
+        let cluster = TestPostgres.clusterName("w")
+        let seen = Mutex(0)
+        let server = try TestHTTPServer { _ in
+            // The first attempt is slow, so both watches are in place before it answers.
+            let number = seen.withLock { count in
+                count += 1
+                return count
+            }
+            return TestHTTPServer.Reply(status: number < 3 ? 503 : 200, body: "{}", delayNanos: number == 1 ? 1_500_000_000 : 0)
+        }
+        defer { server.shutdown() }
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let daemons = try Self.startDaemons(2, on: postgres, cluster: cluster, lease: "\(Int(Self.leaseSeconds))s", in: directory)
+        defer { for daemon in daemons { daemon.stop() } }
+        func id(_ outcome: Binaries.Outcome) throws -> String {
+            try #require((outcome.json?["job"] as? [String: Any])?["id"] as? String, "\(outcome.stdout)\(outcome.stderr)")
+        }
+        /// Starts `reqd-client --json watch JOB` on a daemon; `finish` waits for the stream to end and
+        /// gives the events' lines, each as type, attempt, status and remaining seconds.
+        func watch(_ job: String, on socket: String) throws -> () -> (status: Int32, events: [String]) {
+            let watching = try Binaries.clientInBackground(["--json", "watch", job], socket: socket)
+            return {
+                let outcome = watching()
+                let events = outcome.stdout.split(separator: "\n").compactMap { line -> String? in
+                    guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any],
+                        let type = object["event"] as? String
+                    else { return nil }
+                    let remaining = (object["remaining_ms"] as? Int).map { "\(($0 + 500) / 1000)s" } ?? "-"
+                    return "\(type) \(object["attempt"] as? Int ?? 0) \(object["status"] as? Int ?? 0) \(remaining)"
+                }
+                return (outcome.status, events)
+            }
+        }
+        let submitted = try id(Binaries.client(["--json", "submit", "POST", server.url("/flaky"), "-d", "{}", "--backoff", "200ms..300ms"], socket: daemons[1].socket))
+        let countdown = try id(Binaries.client(["--json", "register-countdown", "--seconds", "3"], socket: daemons[1].socket))
+        let watches = try [submitted, countdown].flatMap { job in
+            [try watch(job, on: daemons[1].socket), try watch(job, on: daemons[0].socket)]
+        }
+        let results = watches.map { $0() }
+        for (index, job) in [submitted, countdown].enumerated() {
+            let (there, here) = (results[index * 2], results[index * 2 + 1])
+            #expect(!there.events.isEmpty && here.events == there.events, "\(job): on its daemon \(there.events), on the other \(here.events)")
+            #expect(here.status == there.status, "\(job): the same exit status")
+        }
+        #expect(results[0].events.last?.hasPrefix("succeeded") == true && results[0].events.filter { $0.hasPrefix("retrying") }.count == 2, "\(results[0].events)")
+        #expect(results[2].events.last?.hasPrefix("expired") == true && results[2].events.contains { $0.hasPrefix("tick") }, "\(results[2].events)")
     }
 
     @Test("a daemon paused past its lease (SIGSTOP) sends nothing when it wakes and exits with status 75; the other daemon has taken its jobs over and runs each once")

@@ -22,6 +22,10 @@ struct Harness {
     var autoCommit = true
     var pendingBarriers: [CommitToken] = []
     var persisted: [StoreChange] = []
+    /// What the scheduler asked the shared store, in order; a test answers them.
+    var clusterQueries: [ClusterQuery] = []
+    /// The jobs held elsewhere whose holders were told that no one here watches them any more.
+    var unwatchedElsewhere: [JobID] = []
     /// The requests on the wire: sent, and neither aborted nor reported finished.
     private(set) var onWire: Set<WireRequest> = []
     /// The connections opened and not closed, as the events fed to the scheduler say.
@@ -36,9 +40,9 @@ struct Harness {
     static let second: Int64 = 1_000_000_000
     static let ms: Int64 = 1_000_000
 
-    init(configuration: SchedulerConfiguration = SchedulerConfiguration()) {
+    init(configuration: SchedulerConfiguration = SchedulerConfiguration(), seed: UInt64 = 42) {
         now = ClockReading(instant: Instant(nanoseconds: 1_000 * Self.second), wall: WallTime(nanosecondsSinceEpoch: 1_800_000_000 * Self.second))
-        scheduler = Scheduler(configuration: configuration, seed: 42, now: now)
+        scheduler = Scheduler(configuration: configuration, seed: seed, now: now)
         openConnections()
     }
 
@@ -80,7 +84,7 @@ struct Harness {
                     Issue.record("\(event): aborted \(job) attempt \(attempt), which is not on the wire")
                 }
             case .deliver(let delivered, let recipients):
-                for recipient in recipients where !openConnectionIDs.contains(recipient.connection) {
+                for recipient in recipients where !openConnectionIDs.contains(recipient.connection) && recipient.connection != .cluster {
                     Issue.record("\(event): delivered \(delivered.type.rawValue) of \(delivered.job) to \(recipient.connection), which is not open")
                 }
             case .reply(let connection, let id, _):
@@ -97,6 +101,8 @@ struct Harness {
                 info.attempts = log.entries
                 effects[index] = .reply(connection, id, .success(.job(JobResult(job: info))))
                 continue
+            case .askCluster(let query): clusterQueries.append(query)
+            case .unwatchElsewhere(let job): unwatchedElsewhere.append(job)
             case .releaseMemory: memoryReleases += 1
             case .dispose(let disposal):
                 disposals += 1

@@ -60,7 +60,7 @@ struct JobStoreTests {
         var batch = StoreBatch()
         batch.changes = [
             .insert(record("cd_a", key: "k")), .insert(record("cd_e", key: nil)), .progress("cd_e", ended.progress),
-            .insert(record("cd_gone", key: nil)), .delete("cd_gone"),
+            .insert(record("cd_gone", key: nil)), Self.ended("cd_gone"), .delete("cd_gone"),
         ]
         store.submit(batch)
         store.close()
@@ -178,7 +178,7 @@ struct JobStoreTests {
         store.close()
         let reopened = try place.open { _, _ in }
         #expect(try reopened.loadAll().first?.detail.group?.counters.members == [pending, ended])
-        batch.changes = [.delete("gr_a"), .insert(group)]
+        batch.changes = [Self.ended("gr_a"), .delete("gr_a"), .insert(group)]
         reopened.submit(batch)
         reopened.flush()
         #expect(try reopened.loadAll().first?.detail.group?.counters.members == [pending, pending], "the old member rows went with the job")
@@ -224,9 +224,19 @@ struct JobStoreTests {
         reopened.submit(retried)
         #expect(attempts(of: "rq_a", in: reopened)?.map(\.number) == [5, 6, 7, 1, 2])
         var deletion = StoreBatch()
-        deletion.changes = [.delete("rq_a")]
+        deletion.changes = [Self.ended("rq_a"), .delete("rq_a")]
         reopened.submit(deletion)
         #expect(attempts(of: "rq_a", in: reopened) == [])
+    }
+
+    /// Ends a job, as the daemon does before it deletes one: on PostgreSQL a delete leaves an
+    /// active row, which a retry on this daemon may have made active again meanwhile.
+    private static func ended(_ id: String) -> StoreChange {
+        .progress(
+            id,
+            JobProgress(
+                state: .cancelled, endedAt: WallTime(nanosecondsSinceEpoch: 1), reason: .requested, replacedBy: nil, lateByNanos: nil,
+                result: nil, error: nil, spawned: nil, counters: .none))
     }
 
     private func requestRecord(_ id: String) -> JobRecord {

@@ -60,6 +60,61 @@ struct PostgresStoreTests {
         #expect(try server.psql("SELECT count(*) FROM reqd_\(cluster).daemons") == "1\n", "the first daemon's row left with it")
     }
 
+    /// Asks `store` a cluster query and waits for its answer.
+    private func ask(_ store: JobStore, _ operation: ClusterQuery.Operation, uid: UInt32 = 1000) -> ClusterAnswer? {
+        let answer = Mutex<ClusterAnswer?>(nil)
+        store.ask(ClusterQuery(connection: ConnectionID(1), requestID: .number(1), uid: uid, operation: operation)) { got in
+            answer.withLock { $0 = got }
+        }
+        store.flush()
+        _ = eventually { answer.withLock { $0 } != nil }
+        return answer.withLock { $0 }
+    }
+
+    @Test("a cancel from another daemon stands: its holder may write the same end over it, but neither another end nor a running job's progress; another uid cancels nothing")
+    func cancelElsewhereStands() throws {
+        let cluster = TestPostgres.clusterName()
+        let holder = try open(cluster)
+        defer { holder.close() }
+        let other = try open(cluster)
+        defer { other.close() }
+        var batch = StoreBatch()
+        batch.changes = [.insert(countdown("cd_x", key: "tea"))]
+        holder.submit(batch)
+        holder.flush()
+        let server = try TestPostgres.shared()
+        func row() throws -> String { try server.psql("SELECT state, reason, late_by_ns FROM reqd_\(cluster).jobs WHERE id = 'cd_x'") }
+
+        #expect(ask(other, .cancel(JobSelector(job: "cd_x")), uid: 1001) == .cancelled([], found: false), "another uid's job is not found")
+        #expect(ask(other, .cancel(JobSelector(key: "tea"))) == .cancelled(["cd_x"], found: true))
+        #expect(try row() == "cancelled|requested|\n")
+        #expect(ask(other, .cancel(JobSelector(job: "cd_x"))) == .cancelled([], found: true), "an ended job is found and cancels nothing")
+        func progress(_ state: JobState, reason: EventReason?, lateBy: Int64?) {
+            var batch = StoreBatch()
+            batch.changes = [
+                .progress(
+                    "cd_x",
+                    JobProgress(
+                        state: state, endedAt: state == .active ? nil : WallTime(nanosecondsSinceEpoch: 5_000), reason: reason, replacedBy: nil,
+                        lateByNanos: lateBy, result: nil, error: nil, spawned: nil, counters: .none))
+            ]
+            holder.submit(batch)
+            holder.flush()
+        }
+        progress(.active, reason: nil, lateBy: nil)
+        #expect(try row() == "cancelled|requested|\n", "a running job's progress does not bring it back")
+        progress(.expired, reason: nil, lateBy: 7)
+        #expect(try row() == "cancelled|requested|\n", "nor does another end replace it")
+        progress(.cancelled, reason: .requested, lateBy: 9)
+        #expect(try row() == "cancelled|requested|9\n", "the holder's own cancel writes its counters")
+        if case .found(let record)? = ask(other, .status(job: "cd_x", attempts: true)) {
+            #expect(record?.state == .cancelled && record?.attempts == [])
+        } else {
+            Issue.record("status found nothing")
+        }
+        #expect(ask(other, .retry(job: "cd_x")).map { if case .retried(_, taken: false) = $0 { true } else { false } } == true, "a countdown is not retried")
+    }
+
     @Test("a daemon whose lease expired commits nothing, its renewal says so, and another daemon claims its rows at start")
     func expiredLease() throws {
         let cluster = TestPostgres.clusterName()
@@ -235,6 +290,11 @@ struct PostgresStoreTests {
             configuration.storage.clusterName = cluster
             configuration.storage.leaseNanos = 1_500_000_000
         }
+        /// The active countdowns the daemon runs itself (its summary counts only those).
+        func running(_ daemon: Daemon) throws -> Int? {
+            let client = try LineClient(path: daemon.socketPath)
+            return ((client.call(["id": 1, "op": "status"])?.result?["jobs"] as? [String: Any])?["countdown"] as? [String: Any])?["active"] as? Int
+        }
         func listed(_ daemon: Daemon) throws -> [String] {
             let client = try LineClient(path: daemon.socketPath)
             let jobs = try #require(client.call(["id": 1, "op": "list"])?.result?["jobs"] as? [[String: Any]])
@@ -245,15 +305,16 @@ struct PostgresStoreTests {
         let durableID = try #require(client.call(["id": 1, "op": "register-countdown", "key": "d", "duration_ms": 60_000])?.job?["id"] as? String)
         let other = TemporaryDirectory()
         let second = try startDaemon(in: other, configure: configure)
-        #expect(try listed(second).isEmpty, "the first daemon's job is not the second's")
+        #expect(try running(second) == 0, "the first daemon's job is not the second's")
+        #expect(try listed(second) == [durableID], "though the second lists it, from the database")
         first.stop()
-        #expect(eventually { (try? listed(second)) == [durableID] }, "the second daemon took the job over")
+        #expect(eventually { (try? running(second)) == 1 }, "the second daemon took the job over")
         let server = try TestPostgres.shared()
         second.stop()
         #expect(try server.psql("SELECT id, state FROM reqd_\(cluster).jobs") == "\(durableID)|active\n")
         let again = try startDaemon(in: directory, configure: configure)
         defer { again.stop() }
-        #expect(try listed(again) == [durableID])
+        #expect(try running(again) == 1 && listed(again) == [durableID])
     }
 
     @Test("the password file is read only for a URL that holds no password: with one in the URL, a missing file stops nothing; without, it refuses the start naming the file")

@@ -8,4 +8,8 @@ public struct ConnectionID: Hashable, Sendable, Comparable, CustomStringConverti
     public static func < (lhs: ConnectionID, rhs: ConnectionID) -> Bool { lhs.rawValue < rhs.rawValue }
 
     public var description: String { "conn-\(rawValue)" }
+
+    /// The other daemons sharing the store: a watcher "on" it is a daemon, named by the watcher's
+    /// tag, and the events it receives go to that daemon through the store.
+    public static let cluster = ConnectionID(0)
 }

@@ -25,4 +25,18 @@ extension JobEvent {
             break
         }
     }
+
+    /// The event that ends an ended job's stream: the state's own, or `completed` for a group or
+    /// a schedule that did not end cancelled.
+    init(endOf job: Job, at now: ClockReading) {
+        self.init(JobEventType(ending: job.state) ?? .cancelled, of: job, at: now)
+        if job.kind == .group || job.kind == .schedule, job.state != .cancelled {
+            // A group completes once, with `completed`; a cancelled one never does. So does a
+            // schedule whose rule has no elapse left.
+            type = .completed
+            state = job.state
+        }
+        error = job.error
+        status = job.result?.status
+    }
 }

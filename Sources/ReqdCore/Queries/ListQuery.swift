@@ -1,7 +1,8 @@
 import ReqdProtocol
 
-/// A `list` in progress: a merge, in creation order, of the `ListIndex` leaves its filters select,
-/// from its cursor on, a slice per turn, so a list never holds the scheduler's queue for long.
+/// A `list` in progress: a merge, in creation order, of the `ListIndex` leaves its filters select
+/// (and, on a store other daemons share, of the rows they hold that the store read), from its
+/// cursor on, a slice per turn, so a list never holds the scheduler's queue for long.
 ///
 /// Each slice finds the selected leaves and seeks each to the cursor (O(leaves · log n)), then
 /// takes jobs oldest first from a heap over them (O(log leaves) each) and makes at most
@@ -29,6 +30,12 @@ struct ListQuery: Sendable {
     /// Where the next page begins, when jobs are left after this one.
     private var next: ListIndex.Entry?
     private var sizer = JSONWriter(capacity: 1024)
+    /// Jobs other daemons hold, read from the shared store, in creation order: a run merged
+    /// with the leaves. Those before `taken` are behind the cursor.
+    private var elsewhere: [(entry: ListIndex.Entry, job: Job)] = []
+    private var taken = 0
+    /// The last row the store read when it has more after it: the page cannot go past it.
+    private var boundary: ListIndex.Entry?
 
     init(
         _ filter: ListRequest, limit: Int, after cursor: ListIndex.Entry?, owner: UInt32?, maxBytes: Int,
@@ -41,6 +48,13 @@ struct ListQuery: Sendable {
         self.maxBytes = maxBytes
         self.connection = connection
         self.requestID = requestID
+    }
+
+    /// Adds the jobs other daemons hold, from the shared store, and where the page must stop when
+    /// the store has more rows after those it read.
+    mutating func join(_ jobs: [Job], boundary: ListIndex.Entry?) {
+        elsewhere = jobs.map { (ListIndex.entry($0.header), $0) }.sorted { $0.entry < $1.entry }
+        self.boundary = boundary
     }
 
     /// The reply, once the page is done.
@@ -58,12 +72,25 @@ struct ListQuery: Sendable {
         let checked = filter.key != nil
         var made = 0
         var visits = 0
+        while taken < elsewhere.count, let cursor, elsewhere[taken].entry <= cursor { taken += 1 }
         while made < Self.viewsPerSlice, visits < Self.visitsPerSlice {
-            guard let entry = heads.first else { return finish(next: nil) }
+            let fromElsewhere = taken < elsewhere.count && heads.first.map { elsewhere[taken].entry < $0 } ?? true
+            guard let entry = fromElsewhere ? elsewhere[taken].entry : heads.first else {
+                return finish(next: boundary == nil ? nil : cursor)
+            }
+            if let boundary, entry > boundary { return finish(next: cursor) }
             guard views.count < limit else { return finish(next: cursor) }
-            heads.advanceFirst()
+            let found: Job?
+            if fromElsewhere {
+                // A job this daemon took over since the store read it is shown from its table.
+                found = table.job(entry.id) == nil ? elsewhere[taken].job : nil
+                taken += 1
+            } else {
+                heads.advanceFirst()
+                found = table.job(entry.id)
+            }
             visits += 1
-            guard let job = table.job(entry.id), !checked || matches(job.header) else {
+            guard let job = found, !checked || matches(job.header) else {
                 cursor = entry
                 continue
             }

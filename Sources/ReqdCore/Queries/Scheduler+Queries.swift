@@ -29,10 +29,17 @@ extension Scheduler {
 
     /// `status`, whose reply waits for the store when it asks for an attempt log that only the
     /// store holds: a durable request job's, or an ended durable poll's.
-    func status(
+    mutating func status(
         _ request: StatusRequest, peer: Peer, connection: ConnectionID, requestID: RequestID, at now: ClockReading,
         into effects: inout [SchedulerEffect]
     ) -> Result<ReplyBody, SchedulerError>? {
+        if let raw = request.job,
+            asksCluster(
+                about: raw, .status(job: raw, attempts: request.attempts == true), peer: peer, connection: connection, requestID: requestID,
+                into: &effects)
+        {
+            return nil
+        }
         let outcome = status(request, peer: peer, at: now)
         guard request.attempts == true, case .success(.job(let result)) = outcome,
             storeHoldsAttempts(durable: result.job.durable, kind: result.job.kind, active: result.job.state == .active)
@@ -46,7 +53,8 @@ extension Scheduler {
     /// Answered now when one slice covers it and no slice was walked in this turn yet; otherwise
     /// the rest waits for later turns (`continueLists`), and the reply follows.
     mutating func list(
-        _ filter: ListRequest, peer: Peer, connection: ConnectionID, requestID: RequestID, at now: ClockReading
+        _ filter: ListRequest, peer: Peer, connection: ConnectionID, requestID: RequestID, at now: ClockReading,
+        into effects: inout [SchedulerEffect]
     ) -> Result<ReplyBody, SchedulerError>? {
         let limit = filter.limit ?? configuration.defaultListLimit
         guard limit > 0, limit <= configuration.maxListLimit else {
@@ -59,8 +67,24 @@ extension Scheduler {
             }
             cursor = entry
         }
+        if configuration.clustered {
+            // The jobs other daemons hold join the page from the store, a sorted run of their own.
+            effects.append(.askCluster(ClusterQuery(connection: connection, requestID: requestID, uid: peer.uid, operation: .list(filter, limit: limit))))
+            return nil
+        }
+        return list(filter, limit: limit, after: cursor, elsewhere: [], peer: peer, connection: connection, requestID: requestID, at: now, boundary: nil)
+    }
+
+    /// Starts a page of `list`, with `elsewhere`, the first jobs other daemons hold that it may
+    /// show; the page goes no further than `boundary`, the last row the store read, when it has
+    /// more after it.
+    mutating func list(
+        _ filter: ListRequest, limit: Int, after cursor: ListIndex.Entry?, elsewhere: [Job], peer: Peer, connection: ConnectionID,
+        requestID: RequestID, at now: ClockReading, boundary: ListIndex.Entry?
+    ) -> Result<ReplyBody, SchedulerError>? {
         var query = ListQuery(
             filter, limit: limit, after: cursor, owner: peer.uid == 0 ? nil : peer.uid, maxBytes: configuration.maxReplyBytes, connection: connection, requestID: requestID)
+        query.join(elsewhere, boundary: boundary)
         if !listSliceWalked {
             listSliceWalked = true
             query.advance(in: table, at: now)

@@ -64,27 +64,48 @@ extension Scheduler {
         into effects: inout [SchedulerEffect]
     ) -> Result<ReplyBody, SchedulerError>? {
         let id = JobID(request.job)
-        guard let header = table[id], peer.mayAccess(ownerUID: header.owner) else {
-            return .failure(SchedulerError(.unknownJob, "no job '\(request.job)'"))
+        if configuration.clustered, table[id]?.durable ?? true {
+            // The store decides which daemon retries a durable job: the one whose retry takes its row.
+            if let header = table[id], case .failure(let error) = retryable(header, peer: peer) { return .failure(error) }
+            effects.append(.askCluster(ClusterQuery(connection: connection, requestID: requestID, uid: peer.uid, operation: .retry(job: request.job))))
+            return nil
         }
+        return retryHere(request, peer: peer, connection: connection, requestID: requestID, at: now, into: &effects)
+    }
+
+    /// Whether `peer` may retry the job now: its own dead or failed request job, with no other
+    /// active job holding its key, and room under the owner's limits.
+    func retryable(_ header: JobHeader, peer: Peer) -> Result<Void, SchedulerError> {
+        guard peer.mayAccess(ownerUID: header.owner) else { return .failure(SchedulerError(.unknownJob, "no job '\(header.id)'")) }
         guard header.kind == .request, header.state == .dead || header.state == .failed else {
             return .failure(
                 SchedulerError(
                     .badField,
-                    "only a dead or failed request job can be retried; '\(request.job)' is a \(header.state.rawValue) \(header.kind.rawValue) job"))
+                    "only a dead or failed request job can be retried; '\(header.id)' is a \(header.state.rawValue) \(header.kind.rawValue) job"))
         }
         // One active job per owner and key, as a PostgreSQL store's index also insists.
-        if let key = header.key, let holder = table.holder(ofKey: key, owner: header.owner), holder != id {
+        if let key = header.key, let holder = table.holder(ofKey: key, owner: header.owner), holder != header.id {
             return .failure(
                 SchedulerError(
                     .badField,
-                    "'\(request.job)' cannot be retried while active job '\(holder.rawValue)' holds its key '\(key)'; cancel that one first"))
+                    "'\(header.id)' cannot be retried while active job '\(holder.rawValue)' holds its key '\(key)'; cancel that one first"))
         }
         do {
             try checkCapacity(for: header.owner)
         } catch {
             return .failure(error)
         }
+        return .success(())
+    }
+
+    /// Retries a job this daemon holds.
+    mutating func retryHere(
+        _ request: RetryRequest, peer: Peer, connection: ConnectionID, requestID: RequestID, at now: ClockReading,
+        into effects: inout [SchedulerEffect]
+    ) -> Result<ReplyBody, SchedulerError>? {
+        let id = JobID(request.job)
+        guard let header = table[id] else { return .failure(SchedulerError(.unknownJob, "no job '\(request.job)'")) }
+        if case .failure(let error) = retryable(header, peer: peer) { return .failure(error) }
         timers.remove(.job(id))
         table.reactivate(id)
         table.deliveries[id]?.machine.retry(at: now.instant)

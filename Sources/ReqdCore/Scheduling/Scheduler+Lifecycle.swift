@@ -160,16 +160,7 @@ extension Scheduler {
         if state == .cancelled { forgetDedupe(id) }
         if header.kind == .request { forgetHold(id) }
         guard let ended = job(id) else { return }
-        var event = JobEvent(JobEventType(ending: state) ?? .cancelled, of: ended, at: now)
-        if ended.kind == .group || ended.kind == .schedule, state != .cancelled {
-            // A group completes once, with `completed`; a cancelled one never does. So does a
-            // schedule whose rule has no elapse left.
-            event.type = .completed
-            event.state = state
-        }
-        event.error = ended.error
-        event.status = ended.result?.status
-        effects.append(.deliver(event, to: subscriptions.recipients(of: ended.header)))
+        effects.append(.deliver(JobEvent(endOf: ended, at: now), to: subscriptions.recipients(of: ended.header)))
         let waiting = subscriptions.jobEnded(ended.header)
         if !waiting.isEmpty {
             let view = JobInfo(ended, at: now)
@@ -193,13 +184,13 @@ extension Scheduler {
         }
     }
 
-    /// Removes an ended job from memory and from the store.
-    mutating func forget(_ id: JobID, into effects: inout [SchedulerEffect]) {
+    /// Removes an ended job from memory and, unless another daemon holds its row now, from the store.
+    mutating func forget(_ id: JobID, persisting: Bool = true, into effects: inout [SchedulerEffect]) {
         guard let header = table.remove(id) else { return }
         commits.setUnstored(id, false)
         shrinking.removed()
         timers.remove(.job(id))
-        if header.durable { effects.append(.persist(.delete(id.rawValue))) }
+        if header.durable, persisting { effects.append(.persist(.delete(id.rawValue))) }
     }
 
     /// Forgets a job's dedupe fingerprint and the end of its window.

@@ -30,13 +30,13 @@ extension Scheduler {
         case .status(let status):
             outcome = self.status(status, peer: peer, connection: connection, requestID: request.id, at: now, into: &effects)
         case .list(let filter):
-            outcome = list(filter, peer: peer, connection: connection, requestID: request.id, at: now)
+            outcome = list(filter, peer: peer, connection: connection, requestID: request.id, at: now, into: &effects)
         case .watch(let selector):
             outcome = watch(selector, peer: peer, connection: connection, tag: request.id, at: now, into: &effects)
         case .unwatch(let unwatch):
             outcome = .success(.unwatched(UnwatchResult(removed: subscriptions.unwatch(connection: connection, tag: unwatch.watch))))
         case .wait(let wait):
-            outcome = self.wait(wait, peer: peer, connection: connection, requestID: request.id, at: now)
+            outcome = self.wait(wait, peer: peer, connection: connection, requestID: request.id, at: now, into: &effects)
         case .metrics(let metrics):
             outcome = self.metrics(metrics, peer: peer, at: now)
         case .registerSchedule(let spec):
@@ -109,6 +109,16 @@ extension Scheduler {
         _ selector: JobSelector, peer: Peer, connection: ConnectionID, requestID: RequestID, at now: ClockReading,
         into effects: inout [SchedulerEffect]
     ) -> Result<ReplyBody, SchedulerError>? {
+        if asksCluster(toCancel: selector, peer: peer, connection: connection, requestID: requestID, into: &effects) { return nil }
+        return cancelHere(selector, peer: peer, connection: connection, requestID: requestID, alsoCancelled: [], at: now, into: &effects)
+    }
+
+    /// Cancels what a selector names in this daemon's table; the reply also lists `alsoCancelled`,
+    /// the jobs the shared store cancelled on other daemons.
+    mutating func cancelHere(
+        _ selector: JobSelector, peer: Peer, connection: ConnectionID, requestID: RequestID, alsoCancelled: [String], at now: ClockReading,
+        into effects: inout [SchedulerEffect]
+    ) -> Result<ReplyBody, SchedulerError>? {
         let targets: [JobID]
         switch resolve(selector, peer: peer) {
         case .failure(let error): return .failure(error)
@@ -121,7 +131,8 @@ extension Scheduler {
             finish(id, as: .cancelled, reason: .requested, replacedBy: nil, at: now, into: &effects)
             if let run { finish(run, as: .cancelled, reason: .requested, replacedBy: nil, at: now, into: &effects) }
         }
-        let result = Result<ReplyBody, SchedulerError>.success(.cancelled(CancelResult(cancelled: targets.lazy.map(\.rawValue))))
+        let result = Result<ReplyBody, SchedulerError>.success(
+            .cancelled(CancelResult(cancelled: targets.map(\.rawValue) + alsoCancelled)))
         guard touchedDisk else { return result }
         effects.append(.commitBarrier(commits.barrier(.reply(connection, requestID, result))))
         return nil

@@ -148,6 +148,18 @@ public struct Scheduler: Sendable {
             self.configuration = configuration
             limitsChanged()
             if targetsChanged { limiter.rulesChanged(configuration.targets) }
+        case .clusterAnswered(let query, let answer):
+            clusterAnswered(query, answer, at: now, into: &effects)
+        case .waitedJobEnded(let record):
+            waitedJobEnded(record, at: now, into: &effects)
+        case .watchedElsewhere(let id, let daemon):
+            watchedElsewhere(id, by: daemon, at: now, into: &effects)
+        case .unwatchedElsewhere(let id, let daemon):
+            unwatchedElsewhere(id, by: daemon)
+        case .eventElsewhere(let event):
+            eventElsewhere(event, into: &effects)
+        case .takenElsewhere(let id):
+            takenElsewhere(id, into: &effects)
         case .continueLists:
             continueLists(at: now, into: &effects)
         case .networkChanged:

@@ -61,6 +61,10 @@ public struct SchedulerConfiguration: Sendable, Hashable {
     public var targetPolicy = TargetPolicy()
     /// How long an identical `submit` returns the existing job, counted from its registration.
     public var dedupeWindowNanos: Int64 = 3_000_000_000
+    /// Other daemons share the durable store: a durable job this daemon does not hold may be
+    /// held by one of them, so `status`, `wait`, `watch` and a `cancel` of a job or key it does not
+    /// hold ask the store for it, and `list`, a scope's `cancel` and `retry` always do.
+    public var clustered = false
     /// The uid and pid of the daemon, shown in the summary.
     public var daemonPID: Int32? = nil
     /// The connection cap the daemon applies (`socket.max_connections`, resolved), shown in the summary.

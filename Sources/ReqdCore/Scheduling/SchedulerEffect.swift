@@ -17,6 +17,11 @@ public enum SchedulerEffect: Sendable {
     case replyWithStoredAttempts(ConnectionID, RequestID, JobInfo)
     /// Report `commitCompleted(token)` once every change emitted before this one is committed.
     case commitBarrier(CommitToken)
+    /// Ask the shared store what this daemon's table cannot answer; the answer comes back as
+    /// `clusterAnswered`, after every batch before it.
+    case askCluster(ClusterQuery)
+    /// Tell the holder of a job another daemon holds that no one here watches it any more.
+    case unwatchElsewhere(JobID)
     /// Start an HTTP request and report its end with `httpFinished`.
     case send(HTTPSend)
     /// Cancel a request started by `send`, on the wire; its end is not needed any more.

@@ -28,6 +28,18 @@ public enum SchedulerEvent: Sendable {
     /// (`replacedBy`) or a cancel. The job ends here as cancelled, and its requests in flight are
     /// aborted; what the other daemon wrote stands.
     case endedElsewhere(JobID, replacedBy: JobID?)
+    /// The shared store answered a request about jobs another daemon may hold.
+    case clusterAnswered(ClusterQuery, ClusterAnswer)
+    /// A job another daemon held ended, read back from the shared store, for its waiters here.
+    case waitedJobEnded(JobRecord)
+    /// Another daemon (named) asks for the events of a job this one holds.
+    case watchedElsewhere(JobID, by: String)
+    /// Another daemon (named) no longer watches a job this one holds.
+    case unwatchedElsewhere(JobID, by: String)
+    /// An event of a job another daemon holds, for the watchers here.
+    case eventElsewhere(JobEvent)
+    /// Another daemon took the row of an ended job this one held, to retry it.
+    case takenElsewhere(JobID)
     /// A later turn for the lists in progress (`Scheduler.hasListsInProgress`).
     case continueLists
     /// A link, address or route changed: unreachable targets are worth a probe now.

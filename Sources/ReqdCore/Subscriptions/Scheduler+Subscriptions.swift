@@ -6,7 +6,12 @@ extension Scheduler {
     mutating func watch(
         _ selector: JobSelector, peer: Peer, connection: ConnectionID, tag: RequestID, at now: ClockReading,
         into effects: inout [SchedulerEffect]
-    ) -> Result<ReplyBody, SchedulerError> {
+    ) -> Result<ReplyBody, SchedulerError>? {
+        if let raw = selector.job, selector.key == nil, selector.scope == nil,
+            asksCluster(about: raw, .watch(job: raw), peer: peer, connection: connection, requestID: tag, into: &effects)
+        {
+            return nil
+        }
         if let scope = selector.scope, selector.job == nil, selector.key == nil {
             do throws(SchedulerError) { try configuration.validateName("scope", scope) } catch { return .failure(error) }
             subscriptions.watch(scope: scope, connection: connection, tag: tag, peer: peer)
@@ -34,8 +39,12 @@ extension Scheduler {
 
     /// `wait`: replies once the job has ended; at once when it already has.
     mutating func wait(
-        _ request: WaitRequest, peer: Peer, connection: ConnectionID, requestID: RequestID, at now: ClockReading
+        _ request: WaitRequest, peer: Peer, connection: ConnectionID, requestID: RequestID, at now: ClockReading,
+        into effects: inout [SchedulerEffect]
     ) -> Result<ReplyBody, SchedulerError>? {
+        if asksCluster(about: request.job, .wait(job: request.job), peer: peer, connection: connection, requestID: requestID, into: &effects) {
+            return nil
+        }
         guard let job = knownJob(JobID(request.job)), peer.mayAccess(ownerUID: job.owner) else {
             return .failure(SchedulerError(.unknownJob, "no job '\(request.job)'"))
         }

@@ -75,6 +75,24 @@ struct Subscriptions: Sendable {
         return removed
     }
 
+    /// Streams a job's events to another daemon (`ConnectionID.cluster`, tagged with the
+    /// daemon's name), once however often it asks.
+    mutating func watch(job id: JobID, fromDaemon daemon: String) {
+        let watcher = Watcher(connection: .cluster, tag: .string(daemon), ownerFilter: nil)
+        if jobWatchers[id]?.contains(watcher) != true { jobWatchers[id, default: []].append(watcher) }
+    }
+
+    /// Stops streaming a job's events to another daemon.
+    mutating func unwatch(job id: JobID, fromDaemon daemon: String) {
+        jobWatchers[id]?.removeAll { $0.connection == .cluster && $0.tag == .string(daemon) }
+        if jobWatchers[id]?.isEmpty == true { jobWatchers[id] = nil }
+    }
+
+    /// The watchers here of a job another daemon holds, for an event it sent.
+    func recipients(ofJobElsewhere id: JobID) -> [Recipient] {
+        (jobWatchers[id] ?? []).map { Recipient(connection: $0.connection, watch: $0.tag) }
+    }
+
     /// Holds a reply until the job ends.
     mutating func wait(for id: JobID, connection: ConnectionID, request: RequestID) {
         guard connections[connection] != nil else { return }
@@ -90,16 +108,26 @@ struct Subscriptions: Sendable {
     /// A job ended: its stream is over and its waiters get their replies. Returns the waiters.
     mutating func jobEnded(_ job: JobHeader) -> [(connection: ConnectionID, request: RequestID)] {
         if let connection = job.boundTo { connections[connection]?.boundJobs.remove(job.id) }
-        if let watchers = jobWatchers.removeValue(forKey: job.id) {
-            for watcher in watchers {
-                connections[watcher.connection]?.watchedJobs[job.id] = nil
-            }
-        }
-        guard let waiting = waiters.removeValue(forKey: job.id) else { return [] }
+        return jobEnded(elsewhere: job.id)
+    }
+
+    /// A job this daemon does not hold ended on another: its stream here is over, and its waiters
+    /// get their replies. Returns them.
+    mutating func jobEnded(elsewhere id: JobID) -> [(connection: ConnectionID, request: RequestID)] {
+        streamEnded(id)
+        guard let waiting = waiters.removeValue(forKey: id) else { return [] }
         for (connection, _) in waiting {
-            connections[connection]?.waits[job.id] = nil
+            connections[connection]?.waits[id] = nil
         }
         return waiting
+    }
+
+    /// A job's stream is over: its watchers here are forgotten.
+    mutating func streamEnded(_ id: JobID) {
+        guard let watchers = jobWatchers.removeValue(forKey: id) else { return }
+        for watcher in watchers {
+            connections[watcher.connection]?.watchedJobs[id] = nil
+        }
     }
 
     /// Forgets a closed connection: its watches and its waits. Returns the jobs bound to it, in

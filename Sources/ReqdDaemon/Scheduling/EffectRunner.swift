@@ -26,6 +26,8 @@ final class EffectRunner: @unchecked Sendable {
     private let metrics: DaemonMetrics
     private var sinks: [ConnectionID: any MessageSink] = [:]
     private var store: JobStore?
+    /// Hands the store's answers to cluster queries back to the scheduler; set with the store.
+    private var answers: (@Sendable (SchedulerEvent) -> Void)?
     private var executor: HTTPExecutor?
     /// Reused by every turn, which empties it before it ends.
     private var wire: [WireOperation] = []
@@ -37,10 +39,12 @@ final class EffectRunner: @unchecked Sendable {
         memory = MemoryRelease(logger: logger)
     }
 
-    /// Connects the store whose commits gate durable acknowledgements.
-    func attach(store: JobStore) {
+    /// Connects the store whose commits gate durable acknowledgements; `answers` takes its
+    /// answers to cluster queries back to the scheduler, from any thread.
+    func attach(store: JobStore, answers: @escaping @Sendable (SchedulerEvent) -> Void) {
         dispatchPrecondition(condition: .onQueue(queue))
         self.store = store
+        self.answers = answers
     }
 
     /// Connects the executor that carries out `send` and `abort`.
@@ -54,6 +58,7 @@ final class EffectRunner: @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(queue))
         sinks = [:]
         store = nil
+        answers = nil
         executor = nil
     }
 
@@ -76,6 +81,7 @@ final class EffectRunner: @unchecked Sendable {
         var outputs: [ConnectionID: [OutboundMessage]] = [:]
         var batch = StoreBatch()
         var storedAttemptReplies: [(ConnectionID, RequestID, JobInfo)] = []
+        var clusterQueries: [ClusterQuery] = []
         for effect in effects {
             switch effect {
             case .arm(let instant):
@@ -99,7 +105,14 @@ final class EffectRunner: @unchecked Sendable {
                 metrics.observe(event.type, kind: event.kind, state: event.state)
                 log(event)
                 for recipient in recipients {
-                    outputs[recipient.connection, default: []].append(.event(EventMessage(watch: recipient.watch, event: event)))
+                    if recipient.connection == .cluster {
+                        // A watcher on another daemon: the event goes there with this turn's commit.
+                        if case .string(let daemon) = recipient.watch, let payload = ClusterNotice.payload(event, for: daemon) {
+                            batch.notices.append(payload)
+                        }
+                    } else {
+                        outputs[recipient.connection, default: []].append(.event(EventMessage(watch: recipient.watch, event: event)))
+                    }
                 }
             case .persist(let change):
                 batch.changes.append(change)
@@ -107,6 +120,10 @@ final class EffectRunner: @unchecked Sendable {
                 storedAttemptReplies.append((connection, id, info))
             case .commitBarrier(let token):
                 batch.barriers.append(token)
+            case .askCluster(let query):
+                clusterQueries.append(query)
+            case .unwatchElsewhere(let job):
+                store?.stopWatching(job.rawValue)
             case .send(let send):
                 metrics.attemptStarted()
                 wire.append(.send(send))
@@ -160,6 +177,13 @@ final class EffectRunner: @unchecked Sendable {
         }
         for (connection, id, info) in storedAttemptReplies {
             replyWithStoredAttempts(connection, id, info)
+        }
+        for query in clusterQueries {
+            if let store, let answers {
+                store.ask(query) { answers(.clusterAnswered(query, $0)) }
+            } else {
+                feedback.append(.clusterAnswered(query, .unavailable("this daemon shares no store with other daemons")))
+            }
         }
         return feedback
     }

@@ -120,7 +120,9 @@ public final class SchedulerLoop: @unchecked Sendable {
     /// Connects the store whose commits gate durable acknowledgements; before start-up only.
     public func attach(store: JobStore) {
         dispatchPrecondition(condition: .notOnQueue(queue))
-        queue.sync { runner.attach(store: store) }
+        // The store's answers take the path its notices take (`performSoon`), so that an answer
+        // that registers a waiter is handled before the notice of that job's end.
+        queue.sync { runner.attach(store: store, answers: { [weak self] in self?.performSoon($0) }) }
     }
 
     /// Connects the executor that carries out `send` and `abort`; before start-up only.

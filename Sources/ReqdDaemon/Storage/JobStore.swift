@@ -12,9 +12,10 @@ import Synchronization
 /// store reports every barrier of the merged batches as done, or as failed with the reason.
 public final class JobStore: @unchecked Sendable {
     // @unchecked Sendable: `backend`, `coding` and `unwritten` are touched only on `queue`
-    // (asserted); `pending` is guarded by its Mutex.
-    private let queue = DispatchQueue(label: "reqd.store")
-    private let backend: any StoreBackend
+    // (asserted here and in JobStore+Cluster.swift, the one other file that reaches them);
+    // `pending` is guarded by its Mutex.
+    let queue = DispatchQueue(label: "reqd.store")
+    let backend: any StoreBackend
     private var coding: StoreCoding
     private let pending = Mutex<(batches: [StoreBatch], scheduled: Bool)>(([], false))
     private var unwritten: [StoreChange] = []
@@ -72,18 +73,44 @@ public final class JobStore: @unchecked Sendable {
     /// - Parameters:
     ///   - claimed: the rows taken over from a daemon that left or whose lease expired, on the
     ///     store's queue.
-    ///   - endedElsewhere: a job of this daemon's that another daemon ended, with the job that
-    ///     replaced it, on any thread.
+    ///   - heard: what other daemons tell this one through the store, as events for the
+    ///     scheduler, in the order they came, on any thread: a job of this daemon's that another
+    ///     ended, the end of a job another holds that this one waits for (its row as it ended),
+    ///     a watch of a job of this daemon's, an event of a job another holds.
     ///   - lost: called once, on any thread, when the lease is lost: other daemons may run this
     ///     one's jobs from then on, so it must not.
     public func keepLease(
         claimed: @escaping @Sendable ([JobRecord]) -> Void,
-        endedElsewhere: @escaping @Sendable (_ job: String, _ replacedBy: String?) -> Void = { _, _ in },
+        heard: @escaping @Sendable (SchedulerEvent) -> Void = { _ in },
         lost: @escaping @Sendable (DaemonError) -> Void
     ) {
         guard let lease = queue.sync(execute: { (backend as? any LeasedStoreBackend)?.lease }) else { return }
         // The lease is the keeper's from here on; this is its first use, before the keeper exists.
-        try? lease.listen(endedElsewhere)
+        try? lease.listen { [weak self] notice in
+            guard let self else { return }
+            if case .endedElsewhere(let job, let replacedBy) = notice {
+                // At once: the job's request in flight is aborted.
+                return heard(.endedElsewhere(JobID(job), replacedBy: replacedBy.map(JobID.init)))
+            }
+            // The others through the store's queue, behind the answers to this daemon's queries:
+            // an event of a job comes after the answer that made its watcher here.
+            queue.async {
+                switch notice {
+                case .endedElsewhere:
+                    break
+                case .waitedJobEnded(let job):
+                    if let record = try? self.row(job), record.state != .active { heard(.waitedJobEnded(record)) }
+                case .watched(let job, let daemon):
+                    heard(.watchedElsewhere(JobID(job), by: daemon))
+                case .event(let event):
+                    heard(.eventElsewhere(event))
+                case .taken(let job):
+                    heard(.takenElsewhere(JobID(job)))
+                case .unwatched(let job, let daemon):
+                    heard(.unwatchedElsewhere(JobID(job), by: daemon))
+                }
+            }
+        }
         let claimPending = Atomic<Bool>(false)
         let keeper = LeaseKeeper(
             lease: lease,
@@ -97,13 +124,39 @@ public final class JobStore: @unchecked Sendable {
                             try self.read(rows, chunkSize: .max) { chunk, _ in records += chunk }
                         }
                         claimPending.store(false, ordering: .relaxed)
-                        if !records.isEmpty { claimed(records) }
+                        if !records.isEmpty {
+                            claimed(records)
+                            for watch in try self.readRemoteWatches() { heard(watch) }
+                        }
                     } catch {
                         // Tried again after the next renewal.
                     }
                 }
             }, lost: lost)
         self.lease.withLock { $0 = keeper }
+    }
+
+    /// The watches other daemons keep on the active jobs this daemon holds, as events for the
+    /// scheduler: after a claim or a start, the jobs' new holder streams their events to them.
+    public func remoteWatches() throws(DaemonError) -> [SchedulerEvent] {
+        try queue.sync { () -> Result<[SchedulerEvent], DaemonError> in
+            do throws(DaemonError) { return .success(try readRemoteWatches()) } catch { return .failure(error) }
+        }.get()
+    }
+
+    private func readRemoteWatches() throws(DaemonError) -> [SchedulerEvent] {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard backend is any LeasedStoreBackend else { return [] }
+        var watches: [SchedulerEvent] = []
+        try backend.read(
+            """
+            SELECT w.job, w.daemon FROM waits w JOIN jobs j ON j.id = w.job
+            WHERE w.events AND j.state = 'active' AND j.holder = \(StoreDialect.holder) AND w.daemon <> \(StoreDialect.holder)
+            """, []
+        ) { row in
+            if let job = row.text(0), let daemon = row.text(1) { watches.append(.watchedElsewhere(JobID(job), by: daemon)) }
+        }
+        return watches
     }
 
     /// Whether this daemon may run its durable jobs now: always on SQLite; on a shared store, while
@@ -128,27 +181,27 @@ public final class JobStore: @unchecked Sendable {
         if let failure { throw failure }
     }
 
-    /// Reads the rows `rows` (a condition on `jobs j`) in chunks of `chunkSize`, with the ended
+    /// Reads the rows `rows` (a condition on `jobs j`, with parameters `values`) in chunks of `chunkSize`, with the ended
     /// members of their groups and the attempt logs of their active polls.
-    private func read(_ rows: String, chunkSize: Int, _ each: ([JobRecord], _ total: Int) -> Void) throws(DaemonError) {
+    func read(_ rows: String, _ values: [StoreValue] = [], chunkSize: Int, _ each: ([JobRecord], _ total: Int) -> Void) throws(DaemonError) {
         dispatchPrecondition(condition: .onQueue(queue))
         // Members first: each group's are applied over its row as the row is read.
         var members: [String: [(index: Int, record: MemberRecord)]] = [:]
-        try backend.read(StoreCoding.membersQuery(of: rows), []) { row in
+        try backend.read(StoreCoding.membersQuery(of: rows), values) { row in
             guard let id = row.text(0), let index = row.integer(1), let member = row.text(2).flatMap(StoreCoding.decodeMember)
             else { return }
             members[id, default: []].append((Int(index), member))
         }
         var attempts: [String: [AttemptInfo]] = [:]
-        try backend.read(StoreCoding.activePollAttemptsQuery(of: rows), []) { row in
+        try backend.read(StoreCoding.activePollAttemptsQuery(of: rows), values) { row in
             guard let id = row.text(0), let attempt = row.text(1).flatMap(StoreCoding.decodeAttempt) else { return }
             attempts[id, default: []].append(attempt)
         }
         var total = 0
-        try backend.read(StoreCoding.countQuery(of: rows), []) { total = Int($0.integer(0) ?? 0) }
+        try backend.read(StoreCoding.countQuery(of: rows), values) { total = Int($0.integer(0) ?? 0) }
         var chunk: [JobRecord] = []
         chunk.reserveCapacity(min(chunkSize, total))
-        try backend.read(StoreCoding.jobsQuery(of: rows), []) { row in
+        try backend.read(StoreCoding.jobsQuery(of: rows), values) { row in
             guard var record = StoreCoding.record(from: row) else { return }
             if let log = attempts[record.id] { record.attempts = log }
             if record.kind == .group, let ended = members[record.id] {
@@ -168,24 +221,26 @@ public final class JobStore: @unchecked Sendable {
     /// commit that wait to be written again are in it.
     public func attempts(of id: String, _ then: @escaping @Sendable ([AttemptInfo]?) -> Void) {
         queue.async {
-            dispatchPrecondition(condition: .onQueue(self.queue))
-            var log = AttemptLog()
-            do throws(DaemonError) {
-                try self.backend.read(StoreCoding.attemptsQuery, [.text(id)]) { row in
-                    if let attempt = row.text(0).flatMap(StoreCoding.decodeAttempt) { log.append(attempt) }
-                }
-            } catch {
-                return then(nil)
-            }
-            for change in self.unwritten where change.jobID == id {
-                switch change {
-                case .attempt(_, let attempt): log.append(attempt)
-                case .attemptAddress(_, let number, let address): log.setAddress(address, ofAttempt: number)
-                default: break
-                }
-            }
-            then(log.entries)
+            then(try? self.storedAttempts(of: id))
         }
+    }
+
+    /// A job's attempt log as the store has it, with the attempts of a failed commit that wait to
+    /// be written again.
+    func storedAttempts(of id: String) throws(DaemonError) -> [AttemptInfo] {
+        dispatchPrecondition(condition: .onQueue(queue))
+        var log = AttemptLog()
+        try backend.read(StoreCoding.attemptsQuery, [.text(id)]) { row in
+            if let attempt = row.text(0).flatMap(StoreCoding.decodeAttempt) { log.append(attempt) }
+        }
+        for change in unwritten where change.jobID == id {
+            switch change {
+            case .attempt(_, let attempt): log.append(attempt)
+            case .attemptAddress(_, let number, let address): log.setAddress(address, ofAttempt: number)
+            default: break
+            }
+        }
+        return log.entries
     }
 
     /// Queues a batch for the next transaction.
@@ -222,10 +277,11 @@ public final class JobStore: @unchecked Sendable {
         }
         let changes = unwritten + batches.flatMap(\.changes)
         let barriers = batches.flatMap(\.barriers)
+        let notices = batches.flatMap(\.notices).map { StoreStatement("SELECT pg_notify(current_schema(), ?1)", [.text($0)]) }
         do throws(DaemonError) {
-            if !changes.isEmpty {
+            if !changes.isEmpty || !notices.isEmpty {
                 let started = SystemClock.now().instant
-                try backend.transaction(try coding.statements(for: changes))
+                try backend.transaction(notices + (try coding.statements(for: changes)))
                 metrics?.committed(nanoseconds: SystemClock.now().instant.nanoseconds(since: started))
             }
             unwritten = []

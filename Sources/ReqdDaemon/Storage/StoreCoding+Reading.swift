@@ -25,13 +25,16 @@ extension StoreCoding {
 
     /// The job rows `rows`, their columns in the order `record(from:)` reads them.
     static func jobsQuery(of rows: String) -> String {
-        """
-        SELECT id, owner, kind, state, key, scope, created_ns, ended_ns, reason, replaced_by,
-               deadline_ns, tick_ns, late_by_ns, detail,
-               polls, failures, progress, last_status, last_error, last_start_ns,
-               progressed, result, error, spawned, counters FROM jobs j WHERE \(rows)
-        """
+        "SELECT \(recordColumns) FROM jobs j WHERE \(rows)"
     }
+
+    /// The columns of `jobs j` that `record(from:)` reads, in its order.
+    static let recordColumns = """
+        j.id, j.owner, j.kind, j.state, j.key, j.scope, j.created_ns, j.ended_ns, j.reason, j.replaced_by,
+        j.deadline_ns, j.tick_ns, j.late_by_ns, j.detail,
+        j.polls, j.failures, j.progress, j.last_status, j.last_error, j.last_start_ns,
+        j.progressed, j.result, j.error, j.spawned, j.counters
+        """
 
     /// One job's attempt log, oldest first: `detail`. `?1` is the job.
     static let attemptsQuery = "SELECT detail FROM attempts WHERE job = ?1 ORDER BY seq"

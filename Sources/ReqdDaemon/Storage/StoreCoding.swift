@@ -37,7 +37,7 @@ struct StoreCoding {
                         """
                         UPDATE jobs SET state = ?2, ended_ns = ?3, reason = ?4, replaced_by = ?5, late_by_ns = ?6,
                                         progressed = 1, result = ?7, error = ?8, spawned = ?9, counters = ?10
-                        WHERE id = ?1\(dialect.heldOnly)
+                        WHERE id = ?1\(dialect.heldOnly)\(dialect.endedElsewhereStands)
                         """,
                         [
                             .text(id), .text(progress.state.rawValue), .init(progress.endedAt?.nanosecondsSinceEpoch),
@@ -69,7 +69,7 @@ struct StoreCoding {
             case .delete(let id):
                 // A row another daemon took stays, with its members and attempts.
                 let gone = " AND NOT EXISTS (SELECT 1 FROM jobs WHERE id = ?1)"
-                statements.append(StoreStatement("DELETE FROM jobs WHERE id = ?1" + dialect.heldOnly, [.text(id)]))
+                statements.append(StoreStatement("DELETE FROM jobs WHERE id = ?1" + dialect.heldOnly + dialect.endedOnly, [.text(id)]))
                 statements.append(StoreStatement("DELETE FROM group_members WHERE job = ?1" + gone, [.text(id)]))
                 statements.append(StoreStatement("DELETE FROM attempts WHERE job = ?1" + gone, [.text(id)]))
             }

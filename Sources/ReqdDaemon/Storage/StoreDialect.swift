@@ -34,6 +34,26 @@ enum StoreDialect: Sendable {
         }
     }
 
+    /// What a job's progress adds to its `WHERE` (`?2` is the new state), so that a row another
+    /// daemon ended (a cancel there, `ended_by`) keeps that end: the holder may write the same end
+    /// over it, with its own counters, but neither another end nor a running job's progress.
+    /// Nothing on SQLite, whose one daemon writes every end.
+    var endedElsewhereStands: String {
+        switch self {
+        case .sqlite: ""
+        case .postgres: " AND (ended_by IS NULL OR state = ?2)"
+        }
+    }
+
+    /// What a job's `DELETE` adds to its `WHERE`: on PostgreSQL an ended row that a retry on
+    /// this daemon made active again meanwhile stays. Nothing on SQLite.
+    var endedOnly: String {
+        switch self {
+        case .sqlite: ""
+        case .postgres: " AND state <> 'active'"
+        }
+    }
+
     /// What an `UPDATE` of another job's row adds to its `SET` when a key's newer job ends the
     /// older one: a row another daemon held is let go, so that its writes stop and a claim takes
     /// the ended row, for some daemon's retention to delete it in time. Nothing on SQLite.

@@ -14,9 +14,9 @@ protocol StoreLease: AnyObject {
     /// Looks at the other daemons after a renewal: says when to renew next and whether rows wait
     /// to be claimed.
     func survey() throws(DaemonError) -> LeaseRenewal
-    /// Hands `ended` each job of this daemon's that another daemon ends (a newer job with its
-    /// key, a cancel), with the job that replaced it, from now on; `ended` is called on any thread.
-    func listen(_ ended: @escaping @Sendable (_ job: String, _ replacedBy: String?) -> Void) throws(DaemonError)
+    /// Hands `heard` each notice for this daemon from now on: a job of its own that another
+    /// daemon ended, a job it waits for that ended elsewhere. Called on any thread.
+    func listen(_ heard: @escaping @Sendable (ClusterNotice) -> Void) throws(DaemonError)
     /// Gives the lease up: the daemon's jobs are free for the others at once.
     func leave()
 }

@@ -79,14 +79,12 @@ final class PostgresLease: StoreLease {
         return LeaseRenewal(nextNanos: next, orphans: expired || stray || !others.isSubset(of: seen))
     }
 
-    func listen(_ ended: @escaping @Sendable (_ job: String, _ replacedBy: String?) -> Void) throws(DaemonError) {
+    func listen(_ heard: @escaping @Sendable (ClusterNotice) -> Void) throws(DaemonError) {
         let holder = holder
         let schema = schema
         let add: (PostgresConnection) -> Void = { connection in
             connection.addListener(channel: schema) { _, notice in
-                let fields = notice.payload.split(separator: " ", omittingEmptySubsequences: false)
-                guard fields.count == 3, fields[0] == holder else { return }
-                ended(String(fields[1]), fields[2].isEmpty ? nil : String(fields[2]))
+                if let notice = ClusterNotice(payload: notice.payload, for: holder) { heard(notice) }
             }
         }
         // Every connection from now on listens; postgres-nio sends the `LISTEN`.

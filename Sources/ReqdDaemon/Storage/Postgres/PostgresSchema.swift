@@ -86,6 +86,48 @@ enum PostgresSchema {
             EXECUTE FUNCTION ended_elsewhere()
             """,
         ],
+
+        // Version 3: clients on any daemon. A daemon that has waiters or watchers (`events`) for
+        // a job another daemon holds has a row in `waits`; a job that ends tells those daemons
+        // (`WAITER ID`). A job that a daemon other than its holder ends (a newer job with its
+        // key, a cancel) tells its holder, whether or not its holder changed.
+        [
+            """
+            CREATE TABLE waits (
+                job    text NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
+                daemon text NOT NULL REFERENCES daemons (id) ON DELETE CASCADE,
+                events boolean NOT NULL DEFAULT false,
+                PRIMARY KEY (job, daemon)
+            )
+            """,
+            "CREATE INDEX waits_daemon ON waits (daemon)",
+            // The daemon that ended the row when it was not its holder (a cancel there): the
+            // holder's later writes do not undo that end.
+            "ALTER TABLE jobs ADD COLUMN ended_by text",
+            // `list` walks the rows in creation order, ids compared byte by byte as reqd does.
+            "CREATE INDEX jobs_created ON jobs (created_ns, id COLLATE \"C\")",
+            "DROP TRIGGER jobs_ended_elsewhere ON jobs",
+            """
+            CREATE OR REPLACE FUNCTION ended_elsewhere() RETURNS trigger LANGUAGE plpgsql AS $f$
+            DECLARE
+                w record;
+            BEGIN
+                IF OLD.holder IS NOT NULL AND OLD.holder IS DISTINCT FROM current_setting('reqd.holder', true) THEN
+                    PERFORM pg_notify(TG_TABLE_SCHEMA, OLD.holder || ' ' || NEW.id || ' ' || coalesce(NEW.replaced_by, ''));
+                END IF;
+                FOR w IN DELETE FROM waits WHERE job = NEW.id RETURNING daemon LOOP
+                    PERFORM pg_notify(TG_TABLE_SCHEMA, w.daemon || ' ' || NEW.id);
+                END LOOP;
+                RETURN NULL;
+            END
+            $f$
+            """,
+            """
+            CREATE TRIGGER jobs_ended AFTER UPDATE OF state ON jobs FOR EACH ROW
+            WHEN (OLD.state = 'active' AND NEW.state <> 'active')
+            EXECUTE FUNCTION ended_elsewhere()
+            """,
+        ],
     ]
 
     /// The version a fully migrated schema has.

@@ -142,7 +142,8 @@ final class PostgresStoreBackend: LeasedStoreBackend {
                 }
             }
             guard let written else { return nil }
-            text += written + ";\n"
+            // A SELECT in a transaction is there for what it does (a notice): PL/pgSQL runs it with PERFORM.
+            text += (written.hasPrefix("SELECT ") ? "PERFORM " + written.dropFirst(7) : written) + ";\n"
         }
         return text + "END $reqd$"
     }
