@@ -115,6 +115,41 @@ struct PostgresStoreTests {
         #expect(ask(other, .retry(job: "cd_x")).map { if case .retried(_, taken: false) = $0 { true } else { false } } == true, "a countdown is not retried")
     }
 
+    @Test("a wait on a job another daemon holds leaves a waits row until its end is read: a lost notice is made up by settling the ended waits, which lets the rows go")
+    func waitsSettle() throws {
+        let cluster = TestPostgres.clusterName()
+        let holder = try open(cluster)
+        defer { holder.close() }
+        let waiter = try open(cluster)
+        defer { waiter.close() }
+        var batch = StoreBatch()
+        batch.changes = [.insert(countdown("cd_w", key: nil))]
+        holder.submit(batch)
+        holder.flush()
+        let server = try TestPostgres.shared()
+        func waits() throws -> String { try server.psql("SELECT count(*) FROM reqd_\(cluster).waits") }
+        // The waiter does not listen, as if its connection were down when the notice came.
+        #expect(ask(waiter, .wait(job: "cd_w")).map { if case .found(let record) = $0 { record?.state == .active } else { false } } == true)
+        #expect(try waits() == "1\n")
+        let settled = Mutex<[SchedulerEvent]>([])
+        waiter.queue.sync { waiter.settleWaits { event in settled.withLock { $0.append(event) } } }
+        #expect(try settled.withLock { $0.isEmpty } && waits() == "1\n", "an active job's wait stays")
+        batch.changes = [
+            .progress(
+                "cd_w",
+                JobProgress(
+                    state: .expired, endedAt: WallTime(nanosecondsSinceEpoch: 9_000), reason: nil, replacedBy: nil, lateByNanos: 3,
+                    result: nil, error: nil, spawned: nil, counters: .none))
+        ]
+        holder.submit(batch)
+        holder.flush()
+        #expect(try waits() == "1\n", "the end's notice did not let the row go")
+        waiter.queue.sync { waiter.settleWaits { event in settled.withLock { $0.append(event) } } }
+        #expect(try waits() == "0\n", "the waits row went once its end was read")
+        let ended = settled.withLock { $0 }.compactMap { event -> JobRecord? in if case .waitedJobEnded(let record) = event { record } else { nil } }
+        #expect(ended.map(\.id) == ["cd_w"] && ended.first?.state == .expired)
+    }
+
     @Test("a daemon whose lease expired commits nothing, its renewal says so, and another daemon claims its rows at start")
     func expiredLease() throws {
         let cluster = TestPostgres.clusterName()

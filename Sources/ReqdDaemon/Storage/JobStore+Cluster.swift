@@ -32,12 +32,49 @@ extension JobStore {
         }
     }
 
-    /// A job's row as the store has it; nil when there is none.
+    /// Hands `heard` the end of a job this daemon waits for, read from its row, and lets the job's
+    /// `waits` row go; an active job (a retry made it active again) keeps it.
+    func settleWait(_ id: String, _ heard: (SchedulerEvent) -> Void) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard let record = try? row(id) else { return }
+        if record.state == .active { return }
+        heard(.waitedJobEnded(record))
+        try? backend.read("DELETE FROM waits WHERE job = ?1 AND daemon = \(StoreDialect.holder)", [.text(id)]) { _ in }
+    }
+
+    /// Settles every wait of this daemon's whose job has ended: a notice lost while a connection
+    /// was down leaves its row behind, and each renewal comes here.
+    func settleWaits(_ heard: (SchedulerEvent) -> Void) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard backend is any LeasedStoreBackend else { return }
+        var ended: [String] = []
+        try? backend.read(
+            """
+            SELECT w.job FROM waits w JOIN jobs j ON j.id = w.job
+            WHERE w.daemon = \(StoreDialect.holder) AND j.state <> 'active'
+            """, []
+        ) { row in
+            if let id = row.text(0) { ended.append(id) }
+        }
+        for id in ended { settleWait(id, heard) }
+    }
+
+    /// A job's row as the store has it; nil when there is none. One round trip, and one more for
+    /// a group's ended members or an active poll's attempts.
     func row(_ id: String) throws(DaemonError) -> JobRecord? {
         dispatchPrecondition(condition: .onQueue(queue))
         var found: JobRecord?
-        try read("j.id = ?1", [.text(id)], chunkSize: .max) { records, _ in found = records.first ?? found }
-        return found
+        try backend.read(StoreCoding.jobsQuery(of: "j.id = ?1"), [.text(id)]) { found = StoreCoding.record(from: $0) }
+        guard var record = found else { return nil }
+        if record.kind == .group {
+            try backend.read(StoreCoding.membersQuery(of: "j.id = ?1"), [.text(id)]) { row in
+                guard let index = row.integer(1), let member = row.text(2).flatMap(StoreCoding.decodeMember) else { return }
+                _ = record.apply(.groupMember(id, index: Int(index), member))
+            }
+        } else if record.kind == .poll, record.state == .active {
+            record.attempts = try storedAttempts(of: id)
+        }
+        return record
     }
 
     private func answer(_ query: ClusterQuery) throws(DaemonError) -> ClusterAnswer {

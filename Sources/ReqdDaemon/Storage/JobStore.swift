@@ -99,7 +99,7 @@ public final class JobStore: @unchecked Sendable {
                 case .endedElsewhere:
                     break
                 case .waitedJobEnded(let job):
-                    if let record = try? self.row(job), record.state != .active { heard(.waitedJobEnded(record)) }
+                    self.settleWait(job, heard)
                 case .watched(let job, let daemon):
                     heard(.watchedElsewhere(JobID(job), by: daemon))
                 case .event(let event):
@@ -115,7 +115,10 @@ public final class JobStore: @unchecked Sendable {
         let keeper = LeaseKeeper(
             lease: lease,
             takeOver: { [weak self] orphans in
-                guard let self, orphans || claimPending.load(ordering: .relaxed) else { return }
+                guard let self else { return }
+                // An end whose notice was lost (its connection broke) is found here.
+                queue.async { self.settleWaits(heard) }
+                guard orphans || claimPending.load(ordering: .relaxed) else { return }
                 claimPending.store(true, ordering: .relaxed)
                 queue.async {
                     do throws(DaemonError) {

@@ -89,8 +89,9 @@ enum PostgresSchema {
 
         // Version 3: clients on any daemon. A daemon that has waiters or watchers (`events`) for
         // a job another daemon holds has a row in `waits`; a job that ends tells those daemons
-        // (`WAITER ID`). A job that a daemon other than its holder ends (a newer job with its
-        // key, a cancel) tells its holder, whether or not its holder changed.
+        // (`WAITER ID`), each of which deletes its row once it has read the end. A job that a
+        // daemon other than its holder ends (a newer job with its key, a cancel) tells its
+        // holder, whether or not its holder changed.
         [
             """
             CREATE TABLE waits (
@@ -115,7 +116,7 @@ enum PostgresSchema {
                 IF OLD.holder IS NOT NULL AND OLD.holder IS DISTINCT FROM current_setting('reqd.holder', true) THEN
                     PERFORM pg_notify(TG_TABLE_SCHEMA, OLD.holder || ' ' || NEW.id || ' ' || coalesce(NEW.replaced_by, ''));
                 END IF;
-                FOR w IN DELETE FROM waits WHERE job = NEW.id RETURNING daemon LOOP
+                FOR w IN SELECT daemon FROM waits WHERE job = NEW.id LOOP
                     PERFORM pg_notify(TG_TABLE_SCHEMA, w.daemon || ' ' || NEW.id);
                 END LOOP;
                 RETURN NULL;
