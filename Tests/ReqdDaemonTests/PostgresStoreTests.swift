@@ -36,7 +36,7 @@ struct PostgresStoreTests {
         return condition()
     }
 
-    @Test("two daemons share a cluster: each loads only the rows it holds, and when one leaves, the other's next renewal claims its rows; another cluster in the same database sees none of them")
+    @Test("two daemons share a cluster: each loads only the rows it holds, and when one leaves, the other claims its rows; another cluster in the same database sees none of them")
     func daemonsShareCluster() throws {
         let cluster = TestPostgres.clusterName()
         let first = try open(cluster)
@@ -148,6 +148,27 @@ struct PostgresStoreTests {
         #expect(try waits() == "0\n", "the waits row went once its end was read")
         let ended = settled.withLock { $0 }.compactMap { event -> JobRecord? in if case .waitedJobEnded(let record) = event { record } else { nil } }
         #expect(ended.map(\.id) == ["cd_w"] && ended.first?.state == .expired)
+    }
+
+    @Test("a daemon that leaves tells the others, which claim its rows at once rather than at their next renewal")
+    func leaveWakesOthers() throws {
+        let cluster = TestPostgres.clusterName()
+        let first = try open(cluster)
+        var batch = StoreBatch()
+        batch.changes = [.insert(countdown("cd_left", key: nil))]
+        first.submit(batch)
+        first.flush()
+        // The default lease: the next renewal is 5 s away.
+        let second = try open(cluster)
+        defer { second.close() }
+        let claimed = Mutex<[String]>([])
+        second.keepLease(claimed: { records in claimed.withLock { $0 += records.map(\.id) } }, lost: { _ in Issue.record("lease lost") })
+        usleep(200_000)
+        let left = DispatchTime.now().uptimeNanoseconds
+        first.close()
+        #expect(eventually { claimed.withLock { $0 } == ["cd_left"] })
+        let took = (DispatchTime.now().uptimeNanoseconds - left) / 1_000_000
+        #expect(took < 2_000, "claimed \(took) ms after the first daemon left, well before the renewal 5 s on")
     }
 
     @Test("a daemon whose lease expired commits nothing, its renewal says so, and another daemon claims its rows at start")

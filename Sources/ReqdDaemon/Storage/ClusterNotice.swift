@@ -18,12 +18,20 @@ enum ClusterNotice: Sendable, Hashable {
     /// Another daemon took the row of an ended job this one held, to retry it. Payload
     /// `HOLDER -ID`.
     case taken(job: String)
+    /// A daemon left the cluster: its rows are free to claim now. Payload `* left DAEMON`, for
+    /// every daemon.
+    case daemonLeft
     /// An event of a job another daemon holds, for this daemon's watchers. Payload
     /// `WATCHER {EVENT}`, the event as JSON.
     case event(JobEvent)
 
     /// The notice a payload holds for the daemon `holder`; nil when it is for another daemon.
     init?(payload: String, for holder: String) {
+        if payload.hasPrefix("* left ") {
+            guard payload.dropFirst(7) != holder else { return nil }
+            self = .daemonLeft
+            return
+        }
         guard let space = payload.firstIndex(of: " "), payload[..<space] == holder else { return nil }
         let rest = payload[payload.index(after: space)...]
         if rest.first == "{" {

@@ -9,6 +9,7 @@ extension JobStore {
     /// daemon's own table: no job, nothing cancelled.
     public func ask(_ query: ClusterQuery, _ then: @escaping @Sendable (ClusterAnswer) -> Void) {
         queue.async {
+            guard !self.closed else { return then(.unavailable("the store is closed")) }
             do throws(DaemonError) {
                 then(try self.answer(query))
             } catch {
@@ -21,7 +22,7 @@ extension JobStore {
     /// the store's queue; a failure only leaves its events coming, to be dropped here.
     public func stopWatching(_ id: String) {
         queue.async {
-            guard self.backend is any LeasedStoreBackend else { return }
+            guard !self.closed, self.backend is any LeasedStoreBackend else { return }
             try? self.backend.read(
                 "UPDATE waits SET events = false WHERE job = ?1 AND daemon = \(StoreDialect.holder)", [.text(id)]) { _ in }
             try? self.backend.read(
@@ -36,7 +37,7 @@ extension JobStore {
     /// `waits` row go; an active job (a retry made it active again) keeps it.
     func settleWait(_ id: String, _ heard: (SchedulerEvent) -> Void) {
         dispatchPrecondition(condition: .onQueue(queue))
-        guard let record = try? row(id) else { return }
+        guard !closed, let record = try? row(id) else { return }
         if record.state == .active { return }
         heard(.waitedJobEnded(record))
         try? backend.read("DELETE FROM waits WHERE job = ?1 AND daemon = \(StoreDialect.holder)", [.text(id)]) { _ in }
@@ -46,7 +47,7 @@ extension JobStore {
     /// was down leaves its row behind, and each renewal comes here.
     func settleWaits(_ heard: (SchedulerEvent) -> Void) {
         dispatchPrecondition(condition: .onQueue(queue))
-        guard backend is any LeasedStoreBackend else { return }
+        guard !closed, backend is any LeasedStoreBackend else { return }
         var ended: [String] = []
         try? backend.read(
             """

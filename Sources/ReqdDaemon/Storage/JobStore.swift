@@ -11,7 +11,7 @@ import Synchronization
 /// commit), so durability costs one commit per busy period, not one per job. After each commit the
 /// store reports every barrier of the merged batches as done, or as failed with the reason.
 public final class JobStore: @unchecked Sendable {
-    // @unchecked Sendable: `backend`, `coding` and `unwritten` are touched only on `queue`
+    // @unchecked Sendable: `backend`, `coding`, `unwritten` and `closed` are touched only on `queue`
     // (asserted here and in JobStore+Cluster.swift, the one other file that reaches them);
     // `pending` is guarded by its Mutex.
     let queue = DispatchQueue(label: "reqd.store")
@@ -19,6 +19,8 @@ public final class JobStore: @unchecked Sendable {
     private var coding: StoreCoding
     private let pending = Mutex<(batches: [StoreBatch], scheduled: Bool)>(([], false))
     private var unwritten: [StoreChange] = []
+    /// Set by `close`: work queued behind it finds the backend closed and does nothing.
+    var closed = false
     private let onCommit: @Sendable ([CommitToken], String?) -> Void
     private let metrics: DaemonMetrics?
     private let lease = Mutex<LeaseKeeper?>(nil)
@@ -86,17 +88,46 @@ public final class JobStore: @unchecked Sendable {
     ) {
         guard let lease = queue.sync(execute: { (backend as? any LeasedStoreBackend)?.lease }) else { return }
         // The lease is the keeper's from here on; this is its first use, before the keeper exists.
+        let claimPending = Atomic<Bool>(false)
+        // Claims the free rows on the store's queue; a claim that fails is tried again after the
+        // next renewal.
+        let claim: @Sendable () -> Void = { [weak self] in
+            guard let self else { return }
+            claimPending.store(true, ordering: .relaxed)
+            queue.async {
+                guard !self.closed else { return }
+                do throws(DaemonError) {
+                    var records: [JobRecord] = []
+                    try self.backend.claim(all: false) { rows throws(DaemonError) in
+                        try self.read(rows, chunkSize: .max) { chunk, _ in records += chunk }
+                    }
+                    claimPending.store(false, ordering: .relaxed)
+                    if !records.isEmpty {
+                        claimed(records)
+                        for watch in try self.readRemoteWatches() { heard(watch) }
+                    }
+                } catch {
+                    // Tried again after the next renewal.
+                }
+            }
+        }
         try? lease.listen { [weak self] notice in
             guard let self else { return }
-            if case .endedElsewhere(let job, let replacedBy) = notice {
+            switch notice {
+            case .endedElsewhere(let job, let replacedBy):
                 // At once: the job's request in flight is aborted.
                 return heard(.endedElsewhere(JobID(job), replacedBy: replacedBy.map(JobID.init)))
+            case .daemonLeft:
+                // Its rows are free now, not at the next renewal.
+                return claim()
+            default:
+                break
             }
             // The others through the store's queue, behind the answers to this daemon's queries:
             // an event of a job comes after the answer that made its watcher here.
             queue.async {
                 switch notice {
-                case .endedElsewhere:
+                case .endedElsewhere, .daemonLeft:
                     break
                 case .waitedJobEnded(let job):
                     self.settleWait(job, heard)
@@ -111,30 +142,13 @@ public final class JobStore: @unchecked Sendable {
                 }
             }
         }
-        let claimPending = Atomic<Bool>(false)
         let keeper = LeaseKeeper(
             lease: lease,
             takeOver: { [weak self] orphans in
                 guard let self else { return }
                 // An end whose notice was lost (its connection broke) is found here.
                 queue.async { self.settleWaits(heard) }
-                guard orphans || claimPending.load(ordering: .relaxed) else { return }
-                claimPending.store(true, ordering: .relaxed)
-                queue.async {
-                    do throws(DaemonError) {
-                        var records: [JobRecord] = []
-                        try self.backend.claim(all: false) { rows throws(DaemonError) in
-                            try self.read(rows, chunkSize: .max) { chunk, _ in records += chunk }
-                        }
-                        claimPending.store(false, ordering: .relaxed)
-                        if !records.isEmpty {
-                            claimed(records)
-                            for watch in try self.readRemoteWatches() { heard(watch) }
-                        }
-                    } catch {
-                        // Tried again after the next renewal.
-                    }
-                }
+                if orphans || claimPending.load(ordering: .relaxed) { claim() }
             }, lost: lost)
         self.lease.withLock { $0 = keeper }
     }
@@ -149,7 +163,7 @@ public final class JobStore: @unchecked Sendable {
 
     private func readRemoteWatches() throws(DaemonError) -> [SchedulerEvent] {
         dispatchPrecondition(condition: .onQueue(queue))
-        guard backend is any LeasedStoreBackend else { return [] }
+        guard !closed, backend is any LeasedStoreBackend else { return [] }
         var watches: [SchedulerEvent] = []
         try backend.read(
             """
@@ -266,7 +280,10 @@ public final class JobStore: @unchecked Sendable {
     public func close() {
         lease.withLock { $0?.cancel() }
         flush()
-        queue.sync { backend.close() }
+        queue.sync {
+            closed = true
+            backend.close()
+        }
     }
 
     private func drain() {

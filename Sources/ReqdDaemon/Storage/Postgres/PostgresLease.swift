@@ -93,8 +93,9 @@ final class PostgresLease: StoreLease {
     }
 
     func leave() {
-        // Leaving frees this daemon's rows at once.
+        // Leaving frees this daemon's rows at once, and tells the others to claim them now.
         try? session.run("DELETE FROM daemons WHERE id = ?1", [.text(holder)])
+        try? session.read("SELECT pg_notify(?1, ?2)", [.text(schema), .text("* left " + holder)]) { _ in }
         session.close()
     }
 }
