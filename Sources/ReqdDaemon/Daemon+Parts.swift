@@ -77,7 +77,8 @@ extension Daemon {
                     // The password file is read only for a URL that holds no password.
                     address: address, password: address.password == nil ? try configuration.storage.postgresPassword() : nil,
                     cluster: configuration.storage.clusterName,
-                    previousHolder: previous, leaseNanos: configuration.storage.leaseNanos, logger: logger)
+                    previousHolder: previous, leaseNanos: configuration.storage.leaseNanos,
+                    horizonNanos: configuration.storage.horizonNanos, logger: logger)
                 try? (postgres.holder + "\n").write(toFile: holderFile, atomically: true, encoding: .utf8)
                 backend = postgres
             }

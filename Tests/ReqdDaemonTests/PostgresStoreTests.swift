@@ -171,6 +171,40 @@ struct PostgresStoreTests {
         #expect(took < 2_000, "claimed \(took) ms after the first daemon left, well before the renewal 5 s on")
     }
 
+    @Test("the free rows of a daemon that died are claimed as they come within the horizon: ended ones and those due soon at once, one due in an hour when it is near; each row records when it is due")
+    func horizon() throws {
+        let cluster = TestPostgres.clusterName()
+        let server = try TestPostgres.shared()
+        let now = SystemClock.now().wall.nanosecondsSinceEpoch
+        func due(_ id: String, inSeconds seconds: Int64, state: JobState = .active) -> JobRecord {
+            var record = countdown(id, key: nil)
+            record.state = state
+            record.deadline = WallTime(nanosecondsSinceEpoch: now + seconds * 1_000_000_000)
+            if state != .active { record.endedAt = WallTime(nanosecondsSinceEpoch: now) }
+            return record
+        }
+        let dead = try open(cluster, leaseNanos: 1_000_000_000)
+        var batch = StoreBatch()
+        batch.changes = [.insert(due("cd_soon", inSeconds: 5)), .insert(due("cd_late", inSeconds: 3_600)), .insert(due("cd_ended", inSeconds: 0, state: .expired))]
+        dead.submit(batch)
+        dead.flush()
+        let recorded = try server.psql("SELECT id, due_ns FROM reqd_\(cluster).jobs ORDER BY id")
+        #expect(recorded == "cd_ended|\ncd_late|\(now + 3_600_000_000_000)\ncd_soon|\(now + 5_000_000_000)\n", "\(recorded)")
+        // The first daemon stops renewing and its lease runs out, as if it had died.
+        usleep(1_300_000)
+        let second = try open(cluster, leaseNanos: 1_500_000_000)
+        defer { second.close() }
+        #expect(try second.loadAll().map(\.id).sorted() == ["cd_ended", "cd_soon"], "the row due in an hour stays free")
+        let claimed = Mutex<[String]>([])
+        second.keepLease(claimed: { records in claimed.withLock { $0 += records.map(\.id) } }, lost: { _ in Issue.record("lease lost") })
+        usleep(1_200_000)
+        #expect(claimed.withLock { $0.isEmpty }, "renewals claim nothing while it is still beyond the horizon")
+        // Brought within the horizon (as an hour passing would), the next renewal claims it.
+        _ = try server.psql("UPDATE reqd_\(cluster).jobs SET due_ns = \(now + 30_000_000_000) WHERE id = 'cd_late'")
+        #expect(eventually { claimed.withLock { $0 } == ["cd_late"] })
+        dead.close()
+    }
+
     @Test("a daemon whose lease expired commits nothing, its renewal says so, and another daemon claims its rows at start")
     func expiredLease() throws {
         let cluster = TestPostgres.clusterName()

@@ -208,7 +208,7 @@ extension JobStore {
         var cancelled: [String] = []
         try backend.read(
             """
-            UPDATE jobs SET state = 'cancelled', reason = 'requested', ended_ns = ?2, ended_by = \(StoreDialect.holder)
+            UPDATE jobs SET state = 'cancelled', reason = 'requested', ended_ns = ?2, ended_by = \(StoreDialect.holder), due_ns = NULL
             WHERE \(column) = ?1 AND state = 'active' AND \(owner) AND holder IS DISTINCT FROM \(StoreDialect.holder)
             RETURNING id
             """, [.text(value), .integer(SystemClock.now().wall.nanosecondsSinceEpoch), .integer(Int64(uid))]

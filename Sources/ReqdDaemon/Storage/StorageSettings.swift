@@ -19,6 +19,9 @@ public struct StorageSettings: Sendable, Equatable {
     public var clusterName = "default"
     /// How long a daemon's lease on its jobs lasts without a renewal.
     public var leaseNanos: Int64 = 15_000_000_000
+    /// How far ahead a daemon claims free jobs: those due later stay free until then. Never less
+    /// than the lease, so that a renewal comes while a job is still ahead of its due time.
+    public var horizonNanos: Int64 = 60_000_000_000
 
     /// The embedded defaults.
     public init() {}

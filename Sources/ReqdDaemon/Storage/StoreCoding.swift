@@ -30,19 +30,20 @@ struct StoreCoding {
                             """,
                             [.text(record.id), .integer(record.createdAt.nanosecondsSinceEpoch), .integer(Int64(record.owner)), .text(key)]))
                 }
-                statements.append(StoreStatement(dialect.upsertJob, try jobColumns(record)))
+                statements.append(
+                    StoreStatement(dialect.upsertJob, try jobColumns(record) + (dialect.recordsDue ? [.init(Self.due(of: record))] : [])))
             case .progress(let id, let progress):
                 statements.append(
                     StoreStatement(
                         """
                         UPDATE jobs SET state = ?2, ended_ns = ?3, reason = ?4, replaced_by = ?5, late_by_ns = ?6,
-                                        progressed = 1, result = ?7, error = ?8, spawned = ?9, counters = ?10
+                                        progressed = 1, result = ?7, error = ?8, spawned = ?9, counters = ?10\(dialect.recordsDue ? ", due_ns = ?11" : "")
                         WHERE id = ?1\(dialect.heldOnly)\(dialect.endedElsewhereStands)
                         """,
                         [
                             .text(id), .text(progress.state.rawValue), .init(progress.endedAt?.nanosecondsSinceEpoch),
                             .init(progress.reason?.rawValue), .init(progress.replacedBy), .init(progress.lateByNanos),
-                        ] + (try values(progress))))
+                        ] + (try values(progress)) + (dialect.recordsDue ? [.init(Self.due(of: progress))] : [])))
                 if case .poll(let counters) = progress.counters { statements.append(pollCounters(id, counters)) }
             case .pollCounters(let id, let counters):
                 statements.append(pollCounters(id, counters))
@@ -75,6 +76,29 @@ struct StoreCoding {
             }
         }
         return statements
+    }
+
+    /// When an active job's row next needs its holder's timer, in wall-clock nanoseconds: a
+    /// countdown's deadline, a request's next attempt, a schedule's next elapse; nil (claimed at
+    /// once) for a poll, a group, or an ended job.
+    static func due(of record: JobRecord) -> Int64? {
+        guard record.state == .active else { return nil }
+        switch record.kind {
+        case .countdown: return record.deadline?.nanosecondsSinceEpoch
+        case .request: return record.detail.request?.counters.nextAttempt?.nanosecondsSinceEpoch
+        case .schedule: return record.detail.schedule?.counters.due?.nanosecondsSinceEpoch
+        case .poll, .group: return nil
+        }
+    }
+
+    /// When an active job is due after a change of its progress, as `due(of:)` says.
+    static func due(of progress: JobProgress) -> Int64? {
+        guard progress.state == .active else { return nil }
+        switch progress.counters {
+        case .delivery(let counters): return counters.nextAttempt?.nanosecondsSinceEpoch
+        case .schedule(let counters): return counters.due?.nanosecondsSinceEpoch
+        case .none, .poll, .group: return nil
+        }
     }
 
     private func pollCounters(_ id: String, _ counters: PollCounters) -> StoreStatement {

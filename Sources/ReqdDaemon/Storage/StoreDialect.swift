@@ -5,8 +5,8 @@ enum StoreDialect: Sendable {
     case postgres
 
     /// Writes a job's whole row, replacing any row with its id. Parameters `?1` … `?24` in the
-    /// order of `StoreCoding.jobColumns`. On PostgreSQL the row is held by this daemon, and a row
-    /// another daemon holds is left as it is.
+    /// order of `StoreCoding.jobColumns`, and on PostgreSQL `?25`, when the job is due. There the
+    /// row is held by this daemon, and a row another daemon holds is left as it is.
     var upsertJob: String {
         let columns = [
             "owner", "kind", "state", "key", "scope", "created_ns", "ended_ns", "reason", "replaced_by", "deadline_ns",
@@ -18,8 +18,9 @@ enum StoreDialect: Sendable {
         case .sqlite:
             return "INSERT OR REPLACE INTO jobs (id, \(columns.joined(separator: ", "))) VALUES (\(values))"
         case .postgres:
-            return "INSERT INTO jobs (id, \(columns.joined(separator: ", ")), holder) VALUES (\(values), \(Self.holder)) "
-                + "ON CONFLICT (id) DO UPDATE SET " + columns.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+            let all = columns + ["due_ns"]
+            return "INSERT INTO jobs (id, \(all.joined(separator: ", ")), holder) VALUES (\(values), ?25, \(Self.holder)) "
+                + "ON CONFLICT (id) DO UPDATE SET " + all.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
                 + " WHERE jobs.holder = \(Self.holder)"
         }
     }
@@ -45,6 +46,10 @@ enum StoreDialect: Sendable {
         }
     }
 
+    /// Whether rows carry when their job is due (`due_ns`): on PostgreSQL, where a daemon claims
+    /// the free rows of another as they come within its horizon.
+    var recordsDue: Bool { self == .postgres }
+
     /// What a job's `DELETE` adds to its `WHERE`: on PostgreSQL an ended row that a retry on
     /// this daemon made active again meanwhile stays. Nothing on SQLite.
     var endedOnly: String {
@@ -56,11 +61,11 @@ enum StoreDialect: Sendable {
 
     /// What an `UPDATE` of another job's row adds to its `SET` when a key's newer job ends the
     /// older one: a row another daemon held is let go, so that its writes stop and a claim takes
-    /// the ended row, for some daemon's retention to delete it in time. Nothing on SQLite.
+    /// the ended row (due now), for some daemon's retention to delete it in time. Nothing on SQLite.
     var releaseRow: String {
         switch self {
         case .sqlite: ""
-        case .postgres: ", holder = CASE WHEN holder = \(Self.holder) THEN holder END, claim = NULL"
+        case .postgres: ", holder = CASE WHEN holder = \(Self.holder) THEN holder END, claim = NULL, due_ns = NULL"
         }
     }
 

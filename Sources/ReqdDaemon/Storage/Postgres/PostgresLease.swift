@@ -12,6 +12,8 @@ final class PostgresLease: StoreLease {
     private let schema: String
     let holder: String
     let leaseNanos: Int64
+    /// How far ahead the free rows of a daemon that died are claimed.
+    private let horizonNanos: Int64
     let takenAt: DispatchTime
     /// The other daemons seen at the last renewal: one gone since means its rows are free.
     private var others: Set<String> = []
@@ -19,8 +21,11 @@ final class PostgresLease: StoreLease {
     /// Joins the cluster: removes the row of `previous` (the daemon that ran before this one in
     /// its state directory, which the directory's lock says is gone, so its jobs are free at once
     /// rather than when its lease expires) and adds this daemon's row.
-    init(session: PostgresSession, schema: String, holder: String, previous: String?, node: String, leaseNanos: Int64) throws(DaemonError) {
+    init(
+        session: PostgresSession, schema: String, holder: String, previous: String?, node: String, leaseNanos: Int64, horizonNanos: Int64
+    ) throws(DaemonError) {
         self.session = session
+        self.horizonNanos = horizonNanos
         self.schema = schema
         self.holder = holder
         self.leaseNanos = leaseNanos
@@ -62,19 +67,21 @@ final class PostgresLease: StoreLease {
             }
         }
         defer { others = seen }
-        // Rows whose holder is gone, however they came to be. The holders are walked through the
-        // index one value at a time, so the check costs a few lookups per holder, not a pass
-        // over every row.
+        // Rows whose holder is gone, however they came to be, due within the horizon. The
+        // holders are walked through the index one value at a time, and each one's rows by when
+        // they are due, so the check costs a few lookups per holder, not a pass over every row.
         var stray = false
+        let due = "(j.due_ns IS NULL OR j.due_ns < \(PostgresStoreBackend.nowNanos) + ?1)"
         try session.read(
             """
-            SELECT 1::bigint WHERE EXISTS (SELECT 1 FROM jobs WHERE holder IS NULL) OR EXISTS (
+            SELECT 1::bigint WHERE EXISTS (SELECT 1 FROM jobs j WHERE j.holder IS NULL AND \(due)) OR EXISTS (
                 WITH RECURSIVE h AS (
                     (SELECT holder FROM jobs WHERE holder IS NOT NULL ORDER BY holder LIMIT 1)
                     UNION ALL
                     SELECT (SELECT holder FROM jobs WHERE holder > h.holder ORDER BY holder LIMIT 1) FROM h WHERE h.holder IS NOT NULL)
-                SELECT 1 FROM h WHERE h.holder IS NOT NULL AND NOT EXISTS (SELECT 1 FROM daemons d WHERE d.id = h.holder))
-            """, []
+                SELECT 1 FROM h WHERE h.holder IS NOT NULL AND NOT EXISTS (SELECT 1 FROM daemons d WHERE d.id = h.holder)
+                  AND EXISTS (SELECT 1 FROM jobs j WHERE j.holder = h.holder AND \(due)))
+            """, [.integer(horizonNanos)]
         ) { _ in stray = true }
         return LeaseRenewal(nextNanos: next, orphans: expired || stray || !others.isSubset(of: seen))
     }

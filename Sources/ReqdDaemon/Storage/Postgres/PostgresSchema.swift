@@ -105,6 +105,10 @@ enum PostgresSchema {
             // The daemon that ended the row when it was not its holder (a cancel there): the
             // holder's later writes do not undo that end.
             "ALTER TABLE jobs ADD COLUMN ended_by text",
+            // When an active job next needs its holder's timer (NULL: at once, or ended): the
+            // free rows of a daemon that died are claimed as they come within the horizon.
+            "ALTER TABLE jobs ADD COLUMN due_ns bigint",
+            "CREATE INDEX jobs_holder_due ON jobs (holder, due_ns)",
             // `list` walks the rows in creation order, ids compared byte by byte as reqd does.
             "CREATE INDEX jobs_created ON jobs (created_ns, id COLLATE \"C\")",
             "DROP TRIGGER jobs_ended_elsewhere ON jobs",

@@ -30,6 +30,10 @@ final class PostgresStoreBackend: LeasedStoreBackend {
     var lease: any StoreLease { postgresLease }
     /// How many claims this daemon has made; the rows of each carry its number.
     private var claims: Int64 = 0
+    /// How far ahead a claim takes another daemon's free rows.
+    private let horizonNanos: Int64
+    /// The daemon that ran before this one in its state directory: its rows are this one's.
+    private let previousHolder: String?
     /// The claims whose rows have not been read for certain.
     private var unread: [Int64] = []
     private var closed = false
@@ -45,12 +49,17 @@ final class PostgresStoreBackend: LeasedStoreBackend {
     ///   - previousHolder: the daemon that ran before this one in its state directory, which the
     ///     directory's lock says is gone: its row is removed, so its jobs are free at once.
     ///   - leaseNanos: how long the lease lasts without a renewal.
+    ///   - horizonNanos: how far ahead a claim takes the free rows of another daemon (at least
+    ///     the lease); the previous holder's rows are taken whenever they are due.
     init(
-        address: PostgresAddress, password: String?, cluster: String, previousHolder: String? = nil, leaseNanos: Int64, logger: Logger
+        address: PostgresAddress, password: String?, cluster: String, previousHolder: String? = nil, leaseNanos: Int64,
+        horizonNanos: Int64 = 60_000_000_000, logger: Logger
     ) throws(DaemonError) {
         precondition(StorageSettings.isValidClusterName(cluster), "cluster names are checked when the configuration is read")
         location = "\(address) (cluster \(cluster))"
         self.cluster = cluster
+        self.previousHolder = previousHolder
+        self.horizonNanos = max(horizonNanos, leaseNanos)
         let schema = "reqd_" + cluster
         holder = String(UInt64.random(in: 1 ... .max), radix: 16)
         let user = address.user ?? Self.userName()
@@ -78,7 +87,7 @@ final class PostgresStoreBackend: LeasedStoreBackend {
             try Self.migrate(session, cluster: cluster, logger: logger)
             postgresLease = try PostgresLease(
                 session: leaseSession, schema: schema, holder: holder, previous: previousHolder, node: ProcessInfo.processInfo.hostName,
-                leaseNanos: leaseNanos)
+                leaseNanos: leaseNanos, horizonNanos: self.horizonNanos)
         } catch {
             session.close()
             leaseSession.close()
@@ -87,6 +96,9 @@ final class PostgresStoreBackend: LeasedStoreBackend {
             throw DaemonError(error.code, error.message)
         }
     }
+
+    /// The database's clock in nanoseconds since the epoch, as SQL.
+    static let nowNanos = "(extract(epoch FROM now()) * 1000000000)::bigint"
 
     /// A store dropped without `close()` closes its connections here.
     deinit {
@@ -197,16 +209,25 @@ final class PostgresStoreBackend: LeasedStoreBackend {
                 guard holds else { throw DaemonError(.leaseLost, "\(location): this daemon's lease has expired") }
                 try session.run("DELETE FROM daemons WHERE id IN (SELECT id FROM daemons WHERE lease_until < now() FOR UPDATE SKIP LOCKED)")
                 var claimed: Int64 = 0
+                // The free rows: those of holders with no row in `daemons` (walked through the
+                // index, one holder at a time) and those of none, due within the horizon or of the
+                // daemon this one follows in its state directory.
                 try session.read(
                     """
-                    WITH taken AS (
+                    WITH RECURSIVE h AS (
+                        (SELECT holder FROM jobs WHERE holder IS NOT NULL ORDER BY holder LIMIT 1)
+                        UNION ALL
+                        SELECT (SELECT holder FROM jobs WHERE holder > h.holder ORDER BY holder LIMIT 1) FROM h WHERE h.holder IS NOT NULL),
+                    gone AS (SELECT holder FROM h WHERE holder IS NOT NULL AND NOT EXISTS (SELECT 1 FROM daemons d WHERE d.id = h.holder)),
+                    taken AS (
                         UPDATE jobs SET holder = ?1, claim = ?2 WHERE id IN (
                             SELECT id FROM jobs j
-                            WHERE j.holder IS NULL OR NOT EXISTS (SELECT 1 FROM daemons d WHERE d.id = j.holder)
-                            FOR UPDATE SKIP LOCKED)
+                            WHERE (j.holder IS NULL OR j.holder IN (SELECT holder FROM gone))
+                              AND (j.due_ns IS NULL OR j.due_ns < \(Self.nowNanos) + ?3 OR j.holder = ?4)
+                            FOR UPDATE OF j SKIP LOCKED)
                         RETURNING 1)
                     SELECT count(*) FROM taken
-                    """, [.text(holder), .integer(claims)]
+                    """, [.text(holder), .integer(claims), .integer(horizonNanos), .init(previousHolder)]
                 ) { claimed = $0.integer(0) ?? 0 }
                 if all {
                     try read("j.holder = \(StoreDialect.holder)")
