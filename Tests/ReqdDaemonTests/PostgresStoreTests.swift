@@ -171,6 +171,36 @@ struct PostgresStoreTests {
         #expect(took < 2_000, "claimed \(took) ms after the first daemon left, well before the renewal 5 s on")
     }
 
+    @Test("when a row is due: a countdown at its deadline, a request at its next attempt, a schedule at its next elapse unless its run is in flight or queued or it is paused; a poll, a group and an ended job at once")
+    func dueTimes() {
+        let at = WallTime(nanosecondsSinceEpoch: 5_000)
+        func progress(_ counters: JobProgress.Counters, state: JobState = .active) -> JobProgress {
+            JobProgress(
+                state: state, endedAt: nil, reason: nil, replacedBy: nil, lateByNanos: nil, result: nil, error: nil, spawned: nil,
+                counters: counters)
+        }
+        var schedule = ScheduleCounters(
+            due: at, delayNanos: 0, lastElapse: nil, lastLateByNanos: nil, runs: 0, skipped: 0, missed: 0, running: nil, lastRun: nil,
+            lastOutcome: nil, queued: false, paused: false)
+        #expect(StoreCoding.due(of: progress(.schedule(schedule))) == 5_000)
+        schedule.running = "rq_run"
+        #expect(StoreCoding.due(of: progress(.schedule(schedule))) == nil, "its run is due now: the two go together")
+        schedule.running = nil
+        schedule.queued = true
+        #expect(StoreCoding.due(of: progress(.schedule(schedule))) == nil)
+        schedule.queued = false
+        schedule.paused = true
+        #expect(StoreCoding.due(of: progress(.schedule(schedule))) == nil)
+        let delivery = DeliveryCounters(attempts: 1, nextAttempt: at, lastStatus: 503, lastError: nil)
+        #expect(StoreCoding.due(of: progress(.delivery(delivery))) == 5_000)
+        #expect(StoreCoding.due(of: progress(.delivery(delivery), state: .dead)) == nil)
+        #expect(StoreCoding.due(of: progress(.none)) == nil)
+        #expect(StoreCoding.due(of: countdown("cd_due", key: nil)) == 9_000_000_000)
+        var ended = countdown("cd_due", key: nil)
+        ended.state = .cancelled
+        #expect(StoreCoding.due(of: ended) == nil)
+    }
+
     @Test("the free rows of a daemon that died are claimed as they come within the horizon: ended ones and those due soon at once, one due in an hour when it is near; each row records when it is due")
     func horizon() throws {
         let cluster = TestPostgres.clusterName()

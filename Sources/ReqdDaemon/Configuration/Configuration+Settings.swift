@@ -52,7 +52,7 @@ extension Configuration {
             "how long a daemon's hold on its PostgreSQL jobs lasts without a heartbeat (renewed every third of it); when it expires, other daemons take the jobs over"),
         Setting(
             "cluster.horizon", \.storage.horizonNanos, .duration(minimum: 1_000_000_000), .restart,
-            "how far ahead a daemon claims the free jobs of a daemon that died: those due later stay in the database until then (at least the lease)"),
+            "how far ahead a daemon claims the free jobs of a daemon that died or left: those due later stay in the database until then (at least the lease)"),
         Setting("jobs.max_active", \.scheduler.maxActiveJobs, .integer(1...100_000_000), .reload, "beyond it, `too_many_jobs`"),
         Setting(
             "jobs.retention", \.scheduler.retentionNanos, .duration(allowZero: true), .reload,

@@ -238,7 +238,7 @@ public final class JobStore: @unchecked Sendable {
     /// commit that wait to be written again are in it.
     public func attempts(of id: String, _ then: @escaping @Sendable ([AttemptInfo]?) -> Void) {
         queue.async {
-            then(try? self.storedAttempts(of: id))
+            then(self.closed ? nil : try? self.storedAttempts(of: id))
         }
     }
 
@@ -297,6 +297,7 @@ public final class JobStore: @unchecked Sendable {
         }
         let changes = unwritten + batches.flatMap(\.changes)
         let barriers = batches.flatMap(\.barriers)
+        guard !closed else { return onCommit(barriers, "the store is closed") }
         let notices = batches.flatMap(\.notices).map { StoreStatement("SELECT pg_notify(current_schema(), ?1)", [.text($0)]) }
         do throws(DaemonError) {
             if !changes.isEmpty || !notices.isEmpty {

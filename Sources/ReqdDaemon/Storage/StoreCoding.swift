@@ -80,15 +80,20 @@ struct StoreCoding {
 
     /// When an active job's row next needs its holder's timer, in wall-clock nanoseconds: a
     /// countdown's deadline, a request's next attempt, a schedule's next elapse; nil (claimed at
-    /// once) for a poll, a group, or an ended job.
+    /// once) for a poll, a group, an ended job, and a schedule whose run is in flight or queued
+    /// (its run is due now, and the two go to one daemon) or that is paused.
     static func due(of record: JobRecord) -> Int64? {
         guard record.state == .active else { return nil }
         switch record.kind {
         case .countdown: return record.deadline?.nanosecondsSinceEpoch
         case .request: return record.detail.request?.counters.nextAttempt?.nanosecondsSinceEpoch
-        case .schedule: return record.detail.schedule?.counters.due?.nanosecondsSinceEpoch
+        case .schedule: return record.detail.schedule.flatMap { due(of: $0.counters) }
         case .poll, .group: return nil
         }
+    }
+
+    private static func due(of schedule: ScheduleCounters) -> Int64? {
+        schedule.running == nil && !schedule.queued && !schedule.paused ? schedule.due?.nanosecondsSinceEpoch : nil
     }
 
     /// When an active job is due after a change of its progress, as `due(of:)` says.
@@ -96,7 +101,7 @@ struct StoreCoding {
         guard progress.state == .active else { return nil }
         switch progress.counters {
         case .delivery(let counters): return counters.nextAttempt?.nanosecondsSinceEpoch
-        case .schedule(let counters): return counters.due?.nanosecondsSinceEpoch
+        case .schedule(let counters): return due(of: counters)
         case .none, .poll, .group: return nil
         }
     }

@@ -89,9 +89,8 @@ enum PostgresSchema {
 
         // Version 3: clients on any daemon. A daemon that has waiters or watchers (`events`) for
         // a job another daemon holds has a row in `waits`; a job that ends tells those daemons
-        // (`WAITER ID`), each of which deletes its row once it has read the end. A job that a
-        // daemon other than its holder ends (a newer job with its key, a cancel) tells its
-        // holder, whether or not its holder changed.
+        // (`WAITER ID`). A job that a daemon other than its holder ends (a newer job with its
+        // key, a cancel) tells its holder, whether or not its holder changed.
         [
             """
             CREATE TABLE waits (
@@ -105,35 +104,48 @@ enum PostgresSchema {
             // The daemon that ended the row when it was not its holder (a cancel there): the
             // holder's later writes do not undo that end.
             "ALTER TABLE jobs ADD COLUMN ended_by text",
-            // When an active job next needs its holder's timer (NULL: at once, or ended): the
-            // free rows of a daemon that died are claimed as they come within the horizon.
-            "ALTER TABLE jobs ADD COLUMN due_ns bigint",
-            "CREATE INDEX jobs_holder_due ON jobs (holder, due_ns)",
             // `list` walks the rows in creation order, ids compared byte by byte as reqd does.
             "CREATE INDEX jobs_created ON jobs (created_ns, id COLLATE \"C\")",
             "DROP TRIGGER jobs_ended_elsewhere ON jobs",
-            """
-            CREATE OR REPLACE FUNCTION ended_elsewhere() RETURNS trigger LANGUAGE plpgsql AS $f$
-            DECLARE
-                w record;
-            BEGIN
-                IF OLD.holder IS NOT NULL AND OLD.holder IS DISTINCT FROM current_setting('reqd.holder', true) THEN
-                    PERFORM pg_notify(TG_TABLE_SCHEMA, OLD.holder || ' ' || NEW.id || ' ' || coalesce(NEW.replaced_by, ''));
-                END IF;
-                FOR w IN SELECT daemon FROM waits WHERE job = NEW.id LOOP
-                    PERFORM pg_notify(TG_TABLE_SCHEMA, w.daemon || ' ' || NEW.id);
-                END LOOP;
-                RETURN NULL;
-            END
-            $f$
-            """,
+            endedElsewhere(waiters: "DELETE FROM waits WHERE job = NEW.id RETURNING daemon"),
             """
             CREATE TRIGGER jobs_ended AFTER UPDATE OF state ON jobs FOR EACH ROW
             WHEN (OLD.state = 'active' AND NEW.state <> 'active')
             EXECUTE FUNCTION ended_elsewhere()
             """,
         ],
+
+        // Version 4: the horizon, and waits that outlive their notice. Each row records when its
+        // job next needs its holder's timer (`due_ns`; NULL: at once, or ended): the free rows
+        // of a daemon that died are claimed as they come within the horizon. A job that ends
+        // tells the daemons that wait for it, each of which deletes its `waits` row once it has
+        // read the end, so that a notice lost on a broken connection is made up for.
+        [
+            "ALTER TABLE jobs ADD COLUMN due_ns bigint",
+            "CREATE INDEX jobs_holder_due ON jobs (holder, due_ns)",
+            endedElsewhere(waiters: "SELECT daemon FROM waits WHERE job = NEW.id"),
+        ],
     ]
+
+    /// The trigger function of versions 3 and 4: it tells a job's holder when another daemon
+    /// ended the job, and the daemons that `waiters` (a query over `waits`) names that it ended.
+    private static func endedElsewhere(waiters: String) -> String {
+        """
+        CREATE OR REPLACE FUNCTION ended_elsewhere() RETURNS trigger LANGUAGE plpgsql AS $f$
+        DECLARE
+            w record;
+        BEGIN
+            IF OLD.holder IS NOT NULL AND OLD.holder IS DISTINCT FROM current_setting('reqd.holder', true) THEN
+                PERFORM pg_notify(TG_TABLE_SCHEMA, OLD.holder || ' ' || NEW.id || ' ' || coalesce(NEW.replaced_by, ''));
+            END IF;
+            FOR w IN \(waiters) LOOP
+                PERFORM pg_notify(TG_TABLE_SCHEMA, w.daemon || ' ' || NEW.id);
+            END LOOP;
+            RETURN NULL;
+        END
+        $f$
+        """
+    }
 
     /// The version a fully migrated schema has.
     static var currentVersion: Int { migrations.count }

@@ -210,8 +210,10 @@ final class PostgresStoreBackend: LeasedStoreBackend {
                 try session.run("DELETE FROM daemons WHERE id IN (SELECT id FROM daemons WHERE lease_until < now() FOR UPDATE SKIP LOCKED)")
                 var claimed: Int64 = 0
                 // The free rows: those of holders with no row in `daemons` (walked through the
-                // index, one holder at a time) and those of none, due within the horizon or of the
-                // daemon this one follows in its state directory.
+                // index, one holder at a time) and those of none, due within the horizon, each
+                // found through the index on (holder, due_ns); and every row of the daemon this
+                // one follows in its state directory.
+                let due = "(j.due_ns IS NULL OR j.due_ns < \(Self.nowNanos) + ?3)"
                 try session.read(
                     """
                     WITH RECURSIVE h AS (
@@ -220,11 +222,12 @@ final class PostgresStoreBackend: LeasedStoreBackend {
                         SELECT (SELECT holder FROM jobs WHERE holder > h.holder ORDER BY holder LIMIT 1) FROM h WHERE h.holder IS NOT NULL),
                     gone AS (SELECT holder FROM h WHERE holder IS NOT NULL AND NOT EXISTS (SELECT 1 FROM daemons d WHERE d.id = h.holder)),
                     taken AS (
-                        UPDATE jobs SET holder = ?1, claim = ?2 WHERE id IN (
-                            SELECT id FROM jobs j
-                            WHERE (j.holder IS NULL OR j.holder IN (SELECT holder FROM gone))
-                              AND (j.due_ns IS NULL OR j.due_ns < \(Self.nowNanos) + ?3 OR j.holder = ?4)
-                            FOR UPDATE OF j SKIP LOCKED)
+                        UPDATE jobs SET holder = ?1, claim = ?2
+                        WHERE id IN (
+                                SELECT id FROM jobs j WHERE j.holder = ANY (ARRAY(SELECT holder FROM gone)) AND \(due)
+                                FOR UPDATE OF j SKIP LOCKED)
+                           OR id IN (SELECT id FROM jobs j WHERE j.holder IS NULL AND \(due) FOR UPDATE OF j SKIP LOCKED)
+                           OR id IN (SELECT id FROM jobs j WHERE j.holder = ?4 FOR UPDATE OF j SKIP LOCKED)
                         RETURNING 1)
                     SELECT count(*) FROM taken
                     """, [.text(holder), .integer(claims), .integer(horizonNanos), .init(previousHolder)]
