@@ -233,6 +233,8 @@ struct PostgresStoreTests {
         _ = try server.psql("UPDATE reqd_\(cluster).jobs SET due_ns = \(now + 30_000_000_000) WHERE id = 'cd_late'")
         #expect(eventually { claimed.withLock { $0 } == ["cd_late"] })
         dead.close()
+        // An operator's update from psql, whose search_path is not the cluster's, ends a job too.
+        #expect(throws: Never.self) { try server.psql("UPDATE reqd_\(cluster).jobs SET state = 'cancelled' WHERE id = 'cd_late'") }
     }
 
     @Test("a daemon whose lease expired commits nothing, its renewal says so, and another daemon claims its rows at start")

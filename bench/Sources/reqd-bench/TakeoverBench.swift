@@ -2,9 +2,9 @@ import Foundation
 import ReqdProtocol
 
 /// The takeover benchmark: three daemons on one PostgreSQL cluster (`REQD_BENCH_SET` names it),
-/// 10,000 durable countdowns registered on the first, which is then SIGKILLed; the time from the
-/// kill until the other two hold all 10,000 active in memory, read from their `status` every
-/// 10 ms. Prints `TAKEOVER_MS` and `LEASE_MS` (from `--lease`, default 15s, the shipped default).
+/// 10,000 durable countdowns registered on the first, due in 55 s (within the default horizon,
+/// so that a claim takes them), and the first is then SIGKILLed; the time from the kill until
+/// the other two hold all 10,000 active in memory, read from their `status` every 10 ms. Prints `TAKEOVER_MS` and `LEASE_MS` (from `--lease`, default 15s, the shipped default).
 func takeoverBench() {
     let count = 10_000
     let lease = option("--lease") ?? "15s"
@@ -12,7 +12,7 @@ func takeoverBench() {
         var daemons: [DaemonUnderTest] = []
         defer { for daemon in daemons where daemon.process.isRunning { daemon.stop() } }
         for _ in 0..<3 { daemons.append(try DaemonUnderTest(binary: reqdPath, extraArguments: ["--set", "cluster.lease=\(lease)"])) }
-        try fill(socket: daemons[0].socket, count: count, connections: 4, prefix: "t") { _ in "\"duration_ms\":3600000" }
+        try fill(socket: daemons[0].socket, count: count, connections: 4, prefix: "t") { _ in "\"duration_ms\":55000" }
         guard try activeCountdowns(daemons[0].socket) == count else { throw BenchError("the first daemon does not hold the countdowns") }
         let killed = now()
         kill(daemons[0].process.processIdentifier, SIGKILL)

@@ -119,19 +119,22 @@ enum PostgresSchema {
         // job next needs its holder's timer (`due_ns`; NULL: at once, or ended): the free rows
         // of a daemon that died are claimed as they come within the horizon. A job that ends
         // tells the daemons that wait for it, each of which deletes its `waits` row once it has
-        // read the end, so that a notice lost on a broken connection is made up for.
+        // read the end, so that a notice lost on a broken connection is made up for. The trigger
+        // keeps the cluster's schema as its `search_path` (the migration's own), so that an
+        // update from a session with another (psql, an operator's script) works too.
         [
             "ALTER TABLE jobs ADD COLUMN due_ns bigint",
             "CREATE INDEX jobs_holder_due ON jobs (holder, due_ns)",
-            endedElsewhere(waiters: "SELECT daemon FROM waits WHERE job = NEW.id"),
+            endedElsewhere(waiters: "SELECT daemon FROM waits WHERE job = NEW.id", pinned: true),
         ],
     ]
 
     /// The trigger function of versions 3 and 4: it tells a job's holder when another daemon
     /// ended the job, and the daemons that `waiters` (a query over `waits`) names that it ended.
-    private static func endedElsewhere(waiters: String) -> String {
+    /// `pinned` keeps the migrating session's `search_path`, the cluster's schema, for its calls.
+    private static func endedElsewhere(waiters: String, pinned: Bool = false) -> String {
         """
-        CREATE OR REPLACE FUNCTION ended_elsewhere() RETURNS trigger LANGUAGE plpgsql AS $f$
+        CREATE OR REPLACE FUNCTION ended_elsewhere() RETURNS trigger LANGUAGE plpgsql \(pinned ? "SET search_path FROM CURRENT " : "")AS $f$
         DECLARE
             w record;
         BEGIN
