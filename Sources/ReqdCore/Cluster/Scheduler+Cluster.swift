@@ -66,10 +66,7 @@ extension Scheduler {
         case (.list(let filter, let limit), .listed(let records, let more)):
             guard connected != nil else { return }
             // Each row passes the caller's view, as the store's filter already did.
-            let jobs = records.compactMap { record -> Job? in
-                guard peer.mayAccess(ownerUID: record.owner), JobID(record.id).kind == record.kind else { return nil }
-                return Job(record, at: now, maxPollBackoff: configuration.maxPollBackoffNanos, zones: zones)
-            }
+            let jobs = records.compactMap { job(from: $0, visibleTo: peer, at: now) }
             // The page may not pass the last row read while the store has more, shown or not.
             let boundary = more ? records.last.map { ListIndex.Entry(createdAt: $0.createdAt.nanosecondsSinceEpoch, id: JobID($0.id)) } : nil
             outcome = list(
@@ -160,8 +157,7 @@ extension Scheduler {
     /// replies, and a stream its holder did not end (a holder that died) ends with the row's end.
     mutating func waitedJobEnded(_ record: JobRecord, at now: ClockReading, into effects: inout [SchedulerEffect]) {
         let id = JobID(record.id)
-        guard table[id] == nil, let job = Job(record, at: now, maxPollBackoff: configuration.maxPollBackoffNanos, zones: zones),
-            job.state != .active
+        guard table[id] == nil, let job = job(from: record, visibleTo: nil, at: now), job.state != .active
         else { return }
         let watchers = subscriptions.recipients(ofJobElsewhere: id).filter { $0.connection != .cluster }
         if !watchers.isEmpty {
@@ -177,9 +173,16 @@ extension Scheduler {
 
     /// The job a row read from the shared store holds, when the caller may see it.
     private func job(_ raw: String, from record: JobRecord?, peer: Peer, at now: ClockReading) -> Result<Job, SchedulerError> {
-        guard let record, record.id == raw, peer.mayAccess(ownerUID: record.owner), JobID(record.id).kind == record.kind,
-            let job = Job(record, at: now, maxPollBackoff: configuration.maxPollBackoffNanos, zones: zones)
-        else { return .failure(SchedulerError(.unknownJob, "no job '\(raw)'")) }
+        guard let record, record.id == raw, let job = job(from: record, visibleTo: peer, at: now) else {
+            return .failure(SchedulerError(.unknownJob, "no job '\(raw)'"))
+        }
         return .success(job)
+    }
+
+    /// The job a row read from the shared store holds, as a restore makes it; nil for a row `peer`
+    /// may not see (when given) or that reqd did not write.
+    private func job(from record: JobRecord, visibleTo peer: Peer?, at now: ClockReading) -> Job? {
+        guard peer?.mayAccess(ownerUID: record.owner) ?? true, JobID(record.id).kind == record.kind else { return nil }
+        return Job(record, at: now, maxPollBackoff: configuration.maxPollBackoffNanos, zones: zones)
     }
 }

@@ -82,6 +82,7 @@ final class EffectRunner: @unchecked Sendable {
         var batch = StoreBatch()
         var storedAttemptReplies: [(ConnectionID, RequestID, JobInfo)] = []
         var clusterQueries: [ClusterQuery] = []
+        var unwatched: [JobID] = []
         for effect in effects {
             switch effect {
             case .arm(let instant):
@@ -123,7 +124,7 @@ final class EffectRunner: @unchecked Sendable {
             case .askCluster(let query):
                 clusterQueries.append(query)
             case .unwatchElsewhere(let job):
-                store?.stopWatching(job.rawValue)
+                unwatched.append(job)
             case .send(let send):
                 metrics.attemptStarted()
                 wire.append(.send(send))
@@ -178,6 +179,7 @@ final class EffectRunner: @unchecked Sendable {
         for (connection, id, info) in storedAttemptReplies {
             replyWithStoredAttempts(connection, id, info)
         }
+        for job in unwatched { store?.stopWatching(job.rawValue) }
         for query in clusterQueries {
             if let store, let answers {
                 store.ask(query) { answers(.clusterAnswered(query, $0)) }

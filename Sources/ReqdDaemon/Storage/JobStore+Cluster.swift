@@ -68,10 +68,7 @@ extension JobStore {
         try backend.read(StoreCoding.jobsQuery(of: "j.id = ?1"), [.text(id)]) { found = StoreCoding.record(from: $0) }
         guard var record = found else { return nil }
         if record.kind == .group {
-            try backend.read(StoreCoding.membersQuery(of: "j.id = ?1"), [.text(id)]) { row in
-                guard let index = row.integer(1), let member = row.text(2).flatMap(StoreCoding.decodeMember) else { return }
-                _ = record.apply(.groupMember(id, index: Int(index), member))
-            }
+            Self.apply(try endedMembers(of: "j.id = ?1", [.text(id)]), to: &record)
         } else if record.kind == .poll, record.state == .active {
             record.attempts = try storedAttempts(of: id)
         }
@@ -84,7 +81,8 @@ extension JobStore {
         switch query.operation {
         case .status(let id, let attempts):
             guard shared, var record = try row(id) else { return .found(nil) }
-            if attempts { record.attempts = try storedAttempts(of: id) }
+            // An active poll's row comes with its log already.
+            if attempts, record.attempts == nil { record.attempts = try storedAttempts(of: id) }
             return .found(record)
         case .wait(let id):
             guard shared else { return .found(nil) }
@@ -157,15 +155,11 @@ extension JobStore {
         }
         let more = records.count > limit
         if more { records.removeLast() }
-        let groups = records.indices.filter { records[$0].kind == .group }
+        let groups = records.filter { $0.kind == .group }.map(\.id)
         if !groups.isEmpty {
             let places = groups.indices.map { "?\($0 + 1)" }.joined(separator: ", ")
-            try backend.read(StoreCoding.membersQuery(of: "j.id IN (\(places))"), groups.map { .text(records[$0].id) }) { row in
-                guard let id = row.text(0), let index = row.integer(1), let member = row.text(2).flatMap(StoreCoding.decodeMember),
-                    let at = groups.first(where: { records[$0].id == id })
-                else { return }
-                _ = records[at].apply(.groupMember(id, index: Int(index), member))
-            }
+            let members = try endedMembers(of: "j.id IN (\(places))", groups.map { .text($0) })
+            for index in records.indices { Self.apply(members, to: &records[index]) }
         }
         return .listed(records, more: more)
     }

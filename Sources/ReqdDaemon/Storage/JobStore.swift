@@ -203,12 +203,7 @@ public final class JobStore: @unchecked Sendable {
     func read(_ rows: String, _ values: [StoreValue] = [], chunkSize: Int, _ each: ([JobRecord], _ total: Int) -> Void) throws(DaemonError) {
         dispatchPrecondition(condition: .onQueue(queue))
         // Members first: each group's are applied over its row as the row is read.
-        var members: [String: [(index: Int, record: MemberRecord)]] = [:]
-        try backend.read(StoreCoding.membersQuery(of: rows), values) { row in
-            guard let id = row.text(0), let index = row.integer(1), let member = row.text(2).flatMap(StoreCoding.decodeMember)
-            else { return }
-            members[id, default: []].append((Int(index), member))
-        }
+        let members = try endedMembers(of: rows, values)
         var attempts: [String: [AttemptInfo]] = [:]
         try backend.read(StoreCoding.activePollAttemptsQuery(of: rows), values) { row in
             guard let id = row.text(0), let attempt = row.text(1).flatMap(StoreCoding.decodeAttempt) else { return }
@@ -221,9 +216,7 @@ public final class JobStore: @unchecked Sendable {
         try backend.read(StoreCoding.jobsQuery(of: rows), values) { row in
             guard var record = StoreCoding.record(from: row) else { return }
             if let log = attempts[record.id] { record.attempts = log }
-            if record.kind == .group, let ended = members[record.id] {
-                for member in ended { _ = record.apply(.groupMember(record.id, index: member.index, member.record)) }
-            }
+            Self.apply(members, to: &record)
             chunk.append(record)
             if chunk.count >= chunkSize {
                 each(chunk, total)
@@ -231,6 +224,25 @@ public final class JobStore: @unchecked Sendable {
             }
         }
         if !chunk.isEmpty || total == 0 { each(chunk, total) }
+    }
+
+    /// The ended members of the groups among `rows` (a condition on `jobs j`, with parameters
+    /// `values`), by group.
+    func endedMembers(of rows: String, _ values: [StoreValue]) throws(DaemonError) -> [String: [(index: Int, record: MemberRecord)]] {
+        dispatchPrecondition(condition: .onQueue(queue))
+        var members: [String: [(index: Int, record: MemberRecord)]] = [:]
+        try backend.read(StoreCoding.membersQuery(of: rows), values) { row in
+            guard let id = row.text(0), let index = row.integer(1), let member = row.text(2).flatMap(StoreCoding.decodeMember)
+            else { return }
+            members[id, default: []].append((Int(index), member))
+        }
+        return members
+    }
+
+    /// Applies a group's ended members, read apart from its row, over the row.
+    static func apply(_ members: [String: [(index: Int, record: MemberRecord)]], to record: inout JobRecord) {
+        guard record.kind == .group, let ended = members[record.id] else { return }
+        for member in ended { _ = record.apply(.groupMember(record.id, index: member.index, member.record)) }
     }
 
     /// Reads a job's attempt log, oldest first, after every batch submitted before this call, and
