@@ -11,11 +11,18 @@ final class DaemonProcess {
     /// - Parameter environment: the daemon's whole environment; when nil, the test's own without
     ///   proxy variables, so a machine's proxy settings cannot reroute the tests' requests.
     /// - Parameter logFile: where its log (stderr) goes; nowhere when nil.
-    init(directory: String, extraArguments: [String] = [], environment: [String: String]? = nil, logFile: String? = nil) throws {
+    /// - Parameter launcher: a command that runs `reqd` and its arguments, such as `setpriv` with
+    ///   another uid; none when empty.
+    init(
+        directory: String, extraArguments: [String] = [], environment: [String: String]? = nil, logFile: String? = nil,
+        launcher: [String] = []
+    ) throws {
         self.directory = directory
         socket = directory + "/reqd.sock"
-        process.executableURL = URL(fileURLWithPath: Binaries.reqd)
-        process.arguments = ["--socket", socket, "--state-dir", directory + "/state", "--log-target", "stderr"] + extraArguments
+        let arguments = [Binaries.reqd, "--socket", socket, "--state-dir", directory + "/state", "--log-target", "stderr"] + extraArguments
+        let command = launcher + arguments
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
         process.environment = environment
             ?? ProcessInfo.processInfo.environment.filter { !["http_proxy", "https_proxy", "no_proxy"].contains($0.key.lowercased()) }
         if let logFile { FileManager.default.createFile(atPath: logFile, contents: nil) }

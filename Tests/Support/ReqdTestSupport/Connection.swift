@@ -32,7 +32,7 @@ final class Connection: ChannelInboundHandler, @unchecked Sendable {
         case .end:
             guard let head, let server = recorder.server.withLock({ $0 }) else { return }
             let record = TestHTTPServer.Record(
-                method: head.method.rawValue, path: head.uri, headers: head.headers.map { ($0.name, $0.value) },
+                method: head.method.rawValue, path: head.uri, version: "\(head.version)", headers: head.headers.map { ($0.name, $0.value) },
                 body: String(decoding: body, as: UTF8.self), bytes: body, start: start, end: nil, status: nil, abortedByClient: false)
             let index = server.begin(record)
             pending = index

@@ -1,11 +1,13 @@
 import Dispatch
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
 import NIOPosix
 import NIOSSL
 import Synchronization
 
-/// A real HTTP/1.1 server on a loopback address for tests, in the test process.
+/// A real HTTP/1.1 server (or, over TLS, an HTTP/2 one) on a loopback address for tests, in the
+/// test process.
 ///
 /// A handler decides each answer: its status, body, delay, or closing the connection without
 /// one. The server records every request with the times it started and ended (on the monotonic
@@ -42,6 +44,8 @@ public final class TestHTTPServer: Sendable {
     public struct Record: Sendable {
         public var method: String
         public var path: String
+        /// The HTTP version the request came in, such as `HTTP/1.1` or `HTTP/2.0`.
+        public var version: String
         public var headers: [(String, String)]
         public var body: String
         /// The body's bytes as they came.
@@ -76,8 +80,12 @@ public final class TestHTTPServer: Sendable {
     public let isTLS: Bool
 
     /// Starts a server on an ephemeral port of `host` (any loopback address, 127.0.0.1 unless told);
-    /// with `tls`, an HTTPS server (its certificate, and whether it asks for a client's).
-    public init(host: String = "127.0.0.1", tls: TLSConfiguration? = nil, handler: @escaping Handler) throws {
+    /// with `tls`, an HTTPS server (its certificate, and whether it asks for a client's). With
+    /// `http2` as well, it offers only `h2` in ALPN and speaks HTTP/2, each stream a request.
+    public init(host: String = "127.0.0.1", tls: TLSConfiguration? = nil, http2: Bool = false, handler: @escaping Handler) throws {
+        precondition(!http2 || tls != nil, "the test server speaks HTTP/2 over TLS only")
+        var tls = tls
+        if http2 { tls?.applicationProtocols = ["h2"] }
         let context = try tls.map { try NIOSSLContext(configuration: $0) }
         isTLS = tls != nil
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
@@ -93,6 +101,18 @@ public final class TestHTTPServer: Sendable {
             .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
                 recorder.accepted.add(1, ordering: .relaxed)
+                if http2, let context {
+                    return channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
+                    }.flatMap {
+                        channel.configureHTTP2Pipeline(mode: .server, inboundStreamInitializer: { stream in
+                            stream.eventLoop.makeCompletedFuture {
+                                try stream.pipeline.syncOperations.addHandler(HTTP2FramePayloadToHTTP1ServerCodec())
+                                try stream.pipeline.syncOperations.addHandler(Connection(recorder: recorder, handler: handler))
+                            }
+                        }).map { _ in }
+                    }
+                }
                 return channel.eventLoop.makeCompletedFuture {
                     if let context { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context)) }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
