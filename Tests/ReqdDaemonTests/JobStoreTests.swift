@@ -229,6 +229,61 @@ struct JobStoreTests {
         #expect(attempts(of: "rq_a", in: reopened) == [])
     }
 
+    @Test("no attempt or member row without its job's row: one for a job never written, or deleted in the same batch, is not made; one staged before its job's insert is", arguments: StoreKind.allCases)
+    func noRowsWithoutTheirJob(kind: StoreKind) throws {
+        let place = StorePlace(kind)
+        let store = try place.open { _, _ in }
+        let attempt = AttemptInfo(
+            number: 1, startedAt: WallTime(nanosecondsSinceEpoch: 1), durationMs: 1, address: "127.0.0.1:80", status: 200, error: nil,
+            headers: [])
+        let member = MemberRecord(state: .succeeded, attempts: 1, lastStatus: 200, result: nil, error: nil)
+        var batch = StoreBatch()
+        // A spawned job whose insert failed, then ended: its attempt is staged alone; so is a member of a gone group.
+        batch.changes = [.attempt("rq_unstored", attempt), .attemptAddress("rq_unstored", number: 1, address: "192.0.2.1:1")]
+        batch.changes += [.groupMember("gr_gone", index: 0, member)]
+        // A job's first attempt is staged before the insert a failed commit left for later.
+        batch.changes += [.attempt("rq_late", attempt), .insert(requestRecord("rq_late"))]
+        // An attempt that comes with its job's end and delete.
+        batch.changes += [.insert(requestRecord("rq_gone"))]
+        store.submit(batch)
+        var ending = StoreBatch()
+        ending.changes = [.attempt("rq_gone", attempt), Self.ended("rq_gone"), .delete("rq_gone")]
+        store.submit(ending)
+        store.flush()
+        #expect(attempts(of: "rq_late", in: store)?.map(\.number) == [1])
+        #expect(attempts(of: "rq_unstored", in: store) == [])
+        #expect(attempts(of: "rq_gone", in: store) == [])
+        store.close()
+        #expect(try place.rows(in: "attempts") == 1)
+        #expect(try place.rows(in: "group_members") == 0)
+    }
+
+    @Test("a version-6 file's attempt and member rows without a job are dropped as it migrates; a job's own are kept")
+    func orphansFromVersion6() throws {
+        let directory = TemporaryDirectory()
+        do {
+            let database = try SQLiteDatabase(path: directory.path + "/reqd.sqlite3")
+            for step in 0..<6 { try database.execute(SQLiteSchema.migrations[step]) }
+            try database.execute("PRAGMA user_version = 6")
+            try database.execute(
+                """
+                INSERT INTO jobs (id, owner, kind, state, key, scope, created_ns, deadline_ns, tick_ns)
+                VALUES ('cd_v6', 1000, 'countdown', 'active', 'k', 's', 1000, 9000000000, 1000000000);
+                INSERT INTO attempts (job, seq, detail) VALUES ('cd_v6', 1, '{}'), ('rq_orphan', 1, '{}'), ('rq_orphan', 2, '{}');
+                INSERT INTO group_members (job, idx, detail) VALUES ('cd_v6', 0, '{}'), ('gr_orphan', 0, '{}');
+                """)
+        }
+        let store = try JobStore(directory: directory.path) { _, _ in }
+        #expect(try store.loadAll().map(\.id) == ["cd_v6"])
+        store.close()
+        let database = try SQLiteDatabase(path: directory.path + "/reqd.sqlite3")
+        #expect(try database.scalar("PRAGMA user_version") == Int64(SQLiteSchema.currentVersion))
+        #expect(try database.scalar("SELECT count(*) FROM attempts WHERE job = 'cd_v6'") == 1)
+        #expect(try database.scalar("SELECT count(*) FROM group_members WHERE job = 'cd_v6'") == 1)
+        #expect(try database.scalar("SELECT count(*) FROM attempts") == 1)
+        #expect(try database.scalar("SELECT count(*) FROM group_members") == 1)
+    }
+
     /// Ends a job, as the daemon does before it deletes one: on PostgreSQL a delete leaves an
     /// active row, which a retry on this daemon may have made active again meanwhile.
     private static func ended(_ id: String) -> StoreChange {

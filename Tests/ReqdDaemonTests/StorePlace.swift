@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import ReqdCore
 import ReqdTestSupport
@@ -30,6 +31,17 @@ final class StorePlace {
                 address: try Self.postgresAddress(), password: nil, cluster: cluster,
                 leaseNanos: 15_000_000_000, logger: Logger(label: "reqd-test"))
             return JobStore(backend: backend, onCommit: onCommit)
+        }
+    }
+
+    /// How many rows `table` holds, read past the store.
+    func rows(in table: String) throws -> Int64 {
+        switch kind {
+        case .sqlite:
+            return try SQLiteDatabase(path: directory.path + "/reqd.sqlite3").scalar("SELECT count(*) FROM \(table)")
+        case .postgres:
+            let text = try TestPostgres.shared().psql("SELECT count(*) FROM reqd_\(cluster).\(table)")
+            return Int64(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
         }
     }
 }

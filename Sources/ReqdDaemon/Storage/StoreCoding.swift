@@ -15,8 +15,14 @@ struct StoreCoding {
     }
 
     /// The statements that make `changes`, in order, for one transaction.
+    ///
+    /// A job's member and attempt rows are written only while its `jobs` row exists, so none is
+    /// left without one: they come after every `jobs` statement of the transaction (a spawned job's
+    /// first attempt is staged before the insert that a failed commit left for later), and a row
+    /// whose job is gone or was never written is not made.
     mutating func statements(for changes: [StoreChange]) throws(DaemonError) -> [StoreStatement] {
         var statements: [StoreStatement] = []
+        var dependents: [StoreStatement] = []
         statements.reserveCapacity(changes.count * 2)
         for change in changes {
             switch change {
@@ -48,25 +54,26 @@ struct StoreCoding {
             case .pollCounters(let id, let counters):
                 statements.append(pollCounters(id, counters))
             case .groupMember(let id, let index, let member):
-                statements.append(StoreStatement(dialect.upsertMember, [.text(id), .integer(Int64(index)), .text(try encode(member))]))
+                dependents.append(StoreStatement(dialect.upsertMember, [.text(id), .integer(Int64(index)), .text(try encode(member))]))
             case .attempt(let id, let attempt):
                 // Written by the wire's own JSON writer: a poll writes one per answer.
                 attemptWriter.removeAll()
                 attempt.write(to: &attemptWriter)
                 // Appended after the job's last row; the one 5 rows back goes. Both find their rows by
                 // the key's prefix.
-                statements.append(
+                dependents.append(
                     StoreStatement(
                         """
                         INSERT INTO attempts (job, seq, detail)
-                        VALUES (?1, (SELECT coalesce(max(seq), 0) + 1 FROM attempts WHERE job = ?1), ?2)
+                        SELECT ?1, (SELECT coalesce(max(seq), 0) + 1 FROM attempts WHERE job = ?1), ?2
+                        WHERE EXISTS (SELECT 1 FROM jobs WHERE id = ?1)
                         """, [.text(id), .text(String(decoding: attemptWriter.bytes, as: UTF8.self))]))
-                statements.append(
+                dependents.append(
                     StoreStatement(
                         "DELETE FROM attempts WHERE job = ?1 AND seq <= (SELECT max(seq) FROM attempts WHERE job = ?1) - ?2",
                         [.text(id), .integer(Int64(AttemptInfo.kept))]))
             case .attemptAddress(let id, let number, let address):
-                statements.append(StoreStatement(dialect.setAttemptAddress, [.text(id), .integer(Int64(number)), .text(address)]))
+                dependents.append(StoreStatement(dialect.setAttemptAddress, [.text(id), .integer(Int64(number)), .text(address)]))
             case .delete(let id):
                 // A row another daemon took stays, with its members and attempts.
                 let gone = " AND NOT EXISTS (SELECT 1 FROM jobs WHERE id = ?1)"
@@ -75,7 +82,7 @@ struct StoreCoding {
                 statements.append(StoreStatement("DELETE FROM attempts WHERE job = ?1" + gone, [.text(id)]))
             }
         }
-        return statements
+        return statements + dependents
     }
 
     /// When an active job's row next needs its holder's timer, in wall-clock nanoseconds: a

@@ -73,12 +73,17 @@ enum StoreDialect: Sendable {
     /// statement needs it as a value.
     static let holder = "current_setting('reqd.holder')"
 
-    /// Writes how a group member ended: `?1` the group, `?2` the member's index, `?3` its detail.
+    /// Writes how a group member ended: `?1` the group, `?2` the member's index, `?3` its detail;
+    /// nothing when the group has no row.
     var upsertMember: String {
         switch self {
-        case .sqlite: "INSERT OR REPLACE INTO group_members (job, idx, detail) VALUES (?1, ?2, ?3)"
+        case .sqlite:
+            "INSERT OR REPLACE INTO group_members (job, idx, detail) SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM jobs WHERE id = ?1)"
         case .postgres:
-            "INSERT INTO group_members (job, idx, detail) VALUES (?1, ?2, ?3) ON CONFLICT (job, idx) DO UPDATE SET detail = excluded.detail"
+            """
+            INSERT INTO group_members (job, idx, detail) SELECT ?1, ?2, ?3 WHERE EXISTS (SELECT 1 FROM jobs WHERE id = ?1)
+            ON CONFLICT (job, idx) DO UPDATE SET detail = excluded.detail
+            """
         }
     }
 

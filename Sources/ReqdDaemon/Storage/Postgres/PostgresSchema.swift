@@ -127,6 +127,14 @@ enum PostgresSchema {
             "CREATE INDEX jobs_holder_due ON jobs (holder, due_ns)",
             endedElsewhere(waiters: "SELECT daemon FROM waits WHERE job = NEW.id", pinned: true),
         ],
+
+        // Version 5: rows of `attempts` and `group_members` whose job has no row are dropped. A
+        // spawned job whose insert failed could leave its attempts behind before writes checked
+        // for the job's row; now none can be made.
+        [
+            "DELETE FROM attempts a WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE id = a.job)",
+            "DELETE FROM group_members m WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE id = m.job)",
+        ],
     ]
 
     /// The trigger function of versions 3 and 4: it tells a job's holder when another daemon

@@ -65,6 +65,13 @@ enum SQLiteSchema {
             PRIMARY KEY (job, seq)
         ) WITHOUT ROWID;
         """,
+        // Version 7: rows of `attempts` and `group_members` whose job has no row are dropped. A
+        // spawned job whose insert failed could leave its attempts behind before writes checked
+        // for the job's row; now none can be made.
+        """
+        DELETE FROM attempts WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE id = attempts.job);
+        DELETE FROM group_members WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE id = group_members.job);
+        """,
     ]
 
     /// The version a fully migrated file has.
