@@ -1,6 +1,8 @@
 /* The floor for timer lateness: one CLOCK_MONOTONIC timerfd re-armed with an absolute deadline to
  * the earliest of N deadlines spread over a window, as reqd's single timer is. Prints p50/p99/max
- * lateness of each deadline. Usage: timerfd-floor [N] [WINDOW_SECONDS] */
+ * lateness of each deadline. With EARLY_US, a deadline more than 1 ms after the one before is woken
+ * for twice, EARLY_US before it and at it, as reqd's daemon.early_wake does.
+ * Usage: timerfd-floor [N] [WINDOW_SECONDS] [EARLY_US] */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +24,7 @@ static int cmp(const void *a, const void *b) {
 int main(int argc, char **argv) {
     int n = argc > 1 ? atoi(argv[1]) : 100000;
     double window = argc > 2 ? atof(argv[2]) : 10.0;
+    int64_t early = argc > 3 ? atoll(argv[3]) * 1000 : 0;
     int64_t *deadlines = malloc(sizeof(int64_t) * n);
     double *late = malloc(sizeof(double) * n);
     int64_t start = now_ns() + 200000000;
@@ -29,12 +32,18 @@ int main(int argc, char **argv) {
     int fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC);
     int next = 0;
     while (next < n) {
+        int64_t target = deadlines[next];
+        int early_first = early > 0 && target - now_ns() > 1000000;
         struct itimerspec spec = {0};
-        spec.it_value.tv_sec = deadlines[next] / 1000000000;
-        spec.it_value.tv_nsec = deadlines[next] % 1000000000;
-        timerfd_settime(fd, TFD_TIMER_ABSTIME, &spec, NULL);
         uint64_t expirations;
-        if (read(fd, &expirations, sizeof expirations) < 0) return 1;
+        for (int wake = early_first ? 0 : 1; wake < 2; wake++) {
+            int64_t at = wake == 0 ? target - early : target;
+            if (wake == 1 && now_ns() >= target) break;
+            spec.it_value.tv_sec = at / 1000000000;
+            spec.it_value.tv_nsec = at % 1000000000;
+            timerfd_settime(fd, TFD_TIMER_ABSTIME, &spec, NULL);
+            if (read(fd, &expirations, sizeof expirations) < 0) return 1;
+        }
         int64_t t = now_ns();
         while (next < n && deadlines[next] <= t) { late[next] = (t - deadlines[next]) / 1e6; next++; }
     }

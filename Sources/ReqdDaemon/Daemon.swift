@@ -50,7 +50,9 @@ public final class Daemon: Sendable {
         stateDirectory = DaemonPaths.stateDirectory(configured: configuration.stateDirectory, environment: environment)
         socketPath = DaemonPaths.socketPath(configured: configuration.socketPath, environment: environment)
 
-        let loop = SchedulerLoop(configuration: schedulerConfiguration, seed: seed, logger: logger, notifier: notifier)
+        let loop = SchedulerLoop(
+            configuration: schedulerConfiguration, seed: seed, logger: logger, notifier: notifier,
+            earlyWakeNanos: configuration.earlyWakeNanos)
         self.loop = loop
         var started = Parts(loop: loop)
         do throws(DaemonError) {

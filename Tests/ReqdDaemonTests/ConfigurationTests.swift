@@ -343,7 +343,7 @@ struct ConfigurationTests {
             candidates = [.array([.string("10.0.0.0/8"), .string("fe80::/10")])]
         default:
             // A path a file setting can read (http.ca_file): the system's CA bundle (ca-certificates).
-            candidates = ["/srv/reqd", "/etc/ssl/certs/ca-certificates.crt", "0600", "debug", "stderr", "5ms", "7s", "postgres", "postgres:///reqd?host=/run/postgresql"].map { .string($0) }
+            candidates = ["/srv/reqd", "/etc/ssl/certs/ca-certificates.crt", "0600", "debug", "stderr", "5ms", "200us", "7s", "postgres", "postgres:///reqd?host=/run/postgresql"].map { .string($0) }
         }
         for candidate in candidates {
             var configuration = Configuration()

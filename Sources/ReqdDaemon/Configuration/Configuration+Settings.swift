@@ -17,6 +17,9 @@ extension Configuration {
             "daemon.log_target", \.logTarget, .choice, .restart,
             "`auto` (journald when stderr is connected to it), `journal`, `stderr`"),
         Setting(
+            "daemon.early_wake", \.earlyWakeNanos, .duration(allowZero: true, maximum: 1_000_000), .restart,
+            "how long before a deadline more than 1 ms away the timer wakes first, so that a CPU already awake handles the deadline; `0`: one wake-up per deadline"),
+        Setting(
             "socket.path", \.socketPath, .absolutePathOrDefault, .restart,
             "the socket; empty: the default place below; under socket activation the socket unit decides"),
         Setting("socket.mode", \.socketMode, .octalMode, .restart, "the socket file's mode"),

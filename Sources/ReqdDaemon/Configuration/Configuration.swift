@@ -8,6 +8,8 @@ public struct Configuration: Sendable, Equatable {
     /// Log lines a second at most (`LogLevelControl`); 0 for no limit.
     public var logRate: Int = 200
     public var logTarget: LogTarget = .auto
+    /// How long before a distant deadline the scheduler's timer wakes first (`WakeupTimer`); 0 for never.
+    public var earlyWakeNanos: Int64 = 100_000
     /// The socket path; nil picks one as DESIGN.md says.
     public var socketPath: String?
     public var socketMode: UInt32 = 0o660

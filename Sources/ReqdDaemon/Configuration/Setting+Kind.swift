@@ -15,8 +15,8 @@ extension Setting {
 
 extension Setting.Kind where Value == Int64 {
     /// A duration in nanoseconds, written `"1h30m"` (or a number of seconds); zero only when
-    /// `allowZero`, and never below `minimum` when one is given.
-    static func duration(allowZero: Bool = false, minimum: Int64? = nil) -> Self {
+    /// `allowZero`, and never below `minimum` nor above `maximum` when they are given.
+    static func duration(allowZero: Bool = false, minimum: Int64? = nil, maximum: Int64? = nil) -> Self {
         Self(
             parse: { key, value throws(DaemonError) in
                 let nanos: Int64?
@@ -32,6 +32,9 @@ extension Setting.Kind where Value == Int64 {
                 }
                 if let minimum, nanos < minimum {
                     throw .invalidSetting(key, "must be at least \(DurationText.format(nanoseconds: minimum))")
+                }
+                if let maximum, nanos > maximum {
+                    throw .invalidSetting(key, "must be at most \(DurationText.format(nanoseconds: maximum))")
                 }
                 return nanos
             },

@@ -78,7 +78,8 @@ public final class SchedulerLoop: @unchecked Sendable {
     /// Creates the loop around a fresh scheduler, with its timer and its clock and network monitors.
     public init(
         configuration: SchedulerConfiguration, seed: UInt64, logger: Logger, notifier: SystemdNotifier,
-        metrics: DaemonMetrics = DaemonMetrics(), turnBudget: Int = SchedulerLoop.defaultTurnBudget
+        metrics: DaemonMetrics = DaemonMetrics(), turnBudget: Int = SchedulerLoop.defaultTurnBudget,
+        earlyWakeNanos: Int64 = Configuration().earlyWakeNanos
     ) {
         let zones = ZoneCache()
         self.zones = zones
@@ -94,7 +95,7 @@ public final class SchedulerLoop: @unchecked Sendable {
         self.logger = logger
         self.notifier = notifier
         // Weak: the timer and the monitors live as long as the loop; they must not keep it alive.
-        guard let timer = WakeupTimer(queue: queue, onFire: { [weak self] in self?.turnOnQueue([.wakeup]) }) else {
+        guard let timer = WakeupTimer(queue: queue, earlyNanos: earlyWakeNanos, onFire: { [weak self] in self?.turnOnQueue([.wakeup]) }) else {
             // Without its timer no deadline would ever fire; at start, with descriptors to spare, this does not happen.
             fatalError("reqd: cannot create the scheduler's timer (timerfd_create: \(String(cString: strerror(errno))))")
         }

@@ -14,35 +14,76 @@ import ReqdCore
 /// and never be woken: a countdown registered then did not expire until descriptors were free
 /// (measured: `timerfd_create(CLOCK_REALTIME) = -1 EMFILE`). This timerfd is made once, at start,
 /// and re-arming it never needs another descriptor.
+///
+/// A deadline more than `idleNanos` away is woken for twice: `earlyNanos` before it, then at it.
+/// After an idle stretch the first wake-up pays for a halted CPU (about 0.1 ms on a VM); the
+/// second comes while it is awake, so the deadline itself is handled close to its instant.
+/// Measured with bench/timerfd-floor.c's loop at one deadline a second: p99 0.128 ms with one
+/// wake-up, 0.063 ms with a first one 100 µs early.
 final class WakeupTimer {
+    /// How far ahead a deadline must be for the timer to wake early for it.
+    static let idleNanos: Int64 = 1_000_000
+
     private let descriptor: Int32
     private let source: DescriptorReadSource
+    private let earlyNanos: Int64
+    private let early: EarlyWake
 
-    /// Creates the timer, unarmed; `onFire` runs on `queue`. Nil when the timerfd cannot be made.
-    init?(queue: DispatchQueue, onFire: @escaping @Sendable () -> Void) {
+    /// The deadline an early wake-up is for, in wall-clock nanoseconds.
+    private final class EarlyWake: @unchecked Sendable {
+        // @unchecked Sendable: `deadline` is read and written only on the loop's queue, by `apply`,
+        // `disarm` and the read source's handler.
+        var deadline: Int64?
+    }
+
+    /// Creates the timer, unarmed; `onFire` runs on `queue`. With `earlyNanos` above zero it wakes
+    /// that much before a distant deadline as well. Nil when the timerfd cannot be made.
+    init?(queue: DispatchQueue, earlyNanos: Int64, onFire: @escaping @Sendable () -> Void) {
         let fd = timerfd_create(CLOCK_REALTIME, Int32(TFD_NONBLOCK | TFD_CLOEXEC))
         guard fd >= 0 else { return nil }
         descriptor = fd
+        self.earlyNanos = earlyNanos
+        let early = EarlyWake()
+        self.early = early
         source = DescriptorReadSource(descriptor: fd, queue: queue) {
             var expirations: UInt64 = 0
             guard read(fd, &expirations, 8) == 8 else { return }
+            if let deadline = early.deadline {
+                early.deadline = nil
+                if SystemClock.now().wall.nanosecondsSinceEpoch < deadline {
+                    Self.arm(fd, at: deadline)
+                    return
+                }
+            }
             onFire()
         }
     }
 
     /// Carries out what the plan asks for; `now` converts the instant to wall-clock time.
     func apply(_ arming: WakeupPlan.Arming, now: ClockReading) {
-        var spec = itimerspec()
         switch arming {
         case .keep:
             return
         case .disarm:
-            break
+            disarm()
         case .arm(let instant):
             // A deadline already passed fires at once: an absolute time in the past expires now.
-            let wall = max(1, now.wall.nanosecondsSinceEpoch + max(0, instant.nanoseconds(since: now.instant)))
-            spec.it_value = timespec(tv_sec: Int(wall / 1_000_000_000), tv_nsec: Int(wall % 1_000_000_000))
+            let ahead = max(0, instant.nanoseconds(since: now.instant))
+            let wall = max(1, now.wall.nanosecondsSinceEpoch + ahead)
+            if earlyNanos > 0, ahead > Self.idleNanos {
+                early.deadline = wall
+                Self.arm(descriptor, at: wall - earlyNanos)
+            } else {
+                early.deadline = nil
+                Self.arm(descriptor, at: wall)
+            }
         }
+    }
+
+    /// Arms `descriptor` for the wall-clock time `wall`, in nanoseconds since the epoch.
+    private static func arm(_ descriptor: Int32, at wall: Int64) {
+        var spec = itimerspec()
+        spec.it_value = timespec(tv_sec: Int(wall / 1_000_000_000), tv_nsec: Int(wall % 1_000_000_000))
         _ = timerfd_settime(descriptor, Int32(TFD_TIMER_ABSTIME), &spec, nil)
     }
 
@@ -58,6 +99,7 @@ final class WakeupTimer {
 
     /// Disarms the timer; a wake-up already due may still arrive, and the loop ignores it once stopped.
     func disarm() {
+        early.deadline = nil
         var spec = itimerspec()
         _ = timerfd_settime(descriptor, Int32(TFD_TIMER_ABSTIME), &spec, nil)
     }
