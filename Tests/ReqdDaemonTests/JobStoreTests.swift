@@ -258,6 +258,62 @@ struct JobStoreTests {
         #expect(try place.rows(in: "group_members") == 0)
     }
 
+    /// A SQLite backend whose next transactions fail while `failing` is set, as a full disk's do.
+    private final class FailingBackend: StoreBackend, @unchecked Sendable {
+        // @unchecked Sendable: used only on the store's queue, and `failing` set between flushes.
+        let inner: SQLiteStoreBackend
+        var failing = false
+        init(directory: String) throws { inner = try SQLiteStoreBackend(directory: directory, checkIntegrity: false) }
+        var location: String { inner.location }
+        var dialect: StoreDialect { inner.dialect }
+        func transaction(_ statements: [StoreStatement]) throws(DaemonError) {
+            if failing { throw DaemonError(.storeFull, "the disk is full") }
+            try inner.transaction(statements)
+        }
+        func claim(all: Bool, _ read: (String) throws(DaemonError) -> Void) throws(DaemonError) { try inner.claim(all: all, read) }
+        func read(_ sql: String, _ values: [StoreValue], _ row: (any StoreRow) -> Void) throws(DaemonError) {
+            try inner.read(sql, values, row)
+        }
+        func close() { inner.close() }
+    }
+
+    @Test("a job whose insert failed keeps the attempts of its next failed commit until a commit carries its row; a delete lets them go")
+    func attemptsWaitForTheirRow() throws {
+        let directory = TemporaryDirectory()
+        let backend = try FailingBackend(directory: directory.path)
+        let store = JobStore(backend: backend) { _, _ in }
+        func attempt(_ number: Int) -> AttemptInfo {
+            AttemptInfo(
+                number: number, startedAt: WallTime(nanosecondsSinceEpoch: Int64(number)), durationMs: 1, address: nil, status: 503,
+                error: nil, headers: [])
+        }
+        func commit(_ changes: [StoreChange], failing: Bool = false) {
+            backend.failing = failing
+            var batch = StoreBatch()
+            batch.changes = changes
+            store.submit(batch)
+            store.flush()
+            backend.failing = false
+        }
+        // A spawned job's insert fails; its first attempt and its row (staged again) fail too.
+        commit([.insert(requestRecord("rq_x")), .insert(requestRecord("rq_z"))], failing: true)
+        commit([.attempt("rq_x", attempt(1)), .insert(requestRecord("rq_x")), .attempt("rq_z", attempt(1))], failing: true)
+        // Another job's commit holds; the attempts have no row to go beside and wait.
+        commit([.insert(requestRecord("rq_y"))])
+        #expect(attempts(of: "rq_x", in: store)?.map(\.number) == [1], "still shown, from what waits to be written")
+        #expect(try SQLiteDatabase(path: directory.path + "/reqd.sqlite3").scalar("SELECT count(*) FROM attempts") == 0)
+        // The job's next change carries its row: both attempts are written beside it.
+        commit([.insert(requestRecord("rq_x")), .attempt("rq_x", attempt(2))])
+        #expect(attempts(of: "rq_x", in: store)?.map(\.number) == [1, 2])
+        // The other is forgotten without a row: its waiting attempt goes.
+        commit([.delete("rq_z")])
+        #expect(attempts(of: "rq_z", in: store) == [])
+        store.close()
+        let database = try SQLiteDatabase(path: directory.path + "/reqd.sqlite3")
+        #expect(try database.scalar("SELECT count(*) FROM attempts WHERE job = 'rq_x'") == 2)
+        #expect(try database.scalar("SELECT count(*) FROM attempts") == 2)
+    }
+
     @Test("a version-6 file's attempt and member rows without a job are dropped as it migrates; a job's own are kept")
     func orphansFromVersion6() throws {
         let directory = TemporaryDirectory()

@@ -34,7 +34,12 @@ final class WakeupTimer {
         // @unchecked Sendable: `deadline` is read and written only on the loop's queue, by `apply`,
         // `disarm` and the read source's handler.
         var deadline: Int64?
+        /// Early wake-ups so far, each followed by the deadline's own.
+        var count = 0
     }
+
+    /// Early wake-ups so far; on the loop's queue.
+    var earlyWakeups: Int { early.count }
 
     /// Creates the timer, unarmed; `onFire` runs on `queue`. With `earlyNanos` above zero it wakes
     /// that much before a distant deadline as well. Nil when the timerfd cannot be made.
@@ -51,6 +56,7 @@ final class WakeupTimer {
             if let deadline = early.deadline {
                 early.deadline = nil
                 if SystemClock.now().wall.nanosecondsSinceEpoch < deadline {
+                    early.count += 1
                     Self.arm(fd, at: deadline)
                     return
                 }

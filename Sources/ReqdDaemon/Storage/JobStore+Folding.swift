@@ -46,4 +46,37 @@ extension JobStore {
         let kept = Array(merged.values) + members.values.flatMap(\.values) + attemptChanges.values.flatMap { $0 }
         return kept.sorted { $0.order < $1.order }.map(\.change)
     }
+
+    /// `changes` split into what a commit writes and the attempts it keeps back: those of a job in
+    /// `awaitingRow` (its insert failed) that the commit carries no row for, since an attempt is
+    /// written only beside its job's row. A job's delete drops its kept attempts; `settled` are the
+    /// jobs that leave `awaitingRow` once the commit holds.
+    static func withholding(
+        _ changes: [StoreChange], awaitingRow: Set<String>
+    ) -> (written: [StoreChange], withheld: [StoreChange], settled: Set<String>) {
+        guard !awaitingRow.isEmpty else { return (changes, [], []) }
+        var settled: Set<String> = []
+        for change in changes where awaitingRow.contains(change.jobID) {
+            switch change {
+            case .insert, .delete: settled.insert(change.jobID)
+            default: break
+            }
+        }
+        var written: [StoreChange] = []
+        var withheld: [StoreChange] = []
+        written.reserveCapacity(changes.count)
+        for change in changes {
+            switch change {
+            case .attempt, .attemptAddress:
+                if awaitingRow.contains(change.jobID) && !settled.contains(change.jobID) {
+                    withheld.append(change)
+                } else {
+                    written.append(change)
+                }
+            default:
+                written.append(change)
+            }
+        }
+        return (written, withheld, settled)
+    }
 }

@@ -11,7 +11,7 @@ import Synchronization
 /// commit), so durability costs one commit per busy period, not one per job. After each commit the
 /// store reports every barrier of the merged batches as done, or as failed with the reason.
 public final class JobStore: @unchecked Sendable {
-    // @unchecked Sendable: `backend`, `coding`, `unwritten` and `closed` are touched only on `queue`
+    // @unchecked Sendable: `backend`, `coding`, `unwritten`, `awaitingRow` and `closed` are touched only on `queue`
     // (asserted here and in JobStore+Cluster.swift, the one other file that reaches them);
     // `pending` is guarded by its Mutex.
     let queue = DispatchQueue(label: "reqd.store")
@@ -19,6 +19,9 @@ public final class JobStore: @unchecked Sendable {
     private var coding: StoreCoding
     private let pending = Mutex<(batches: [StoreBatch], scheduled: Bool)>(([], false))
     private var unwritten: [StoreChange] = []
+    /// Jobs whose insert a failed commit dropped: their attempts wait in `unwritten` until a commit
+    /// carries the job's row again (the scheduler stages it at the job's next change) or its delete.
+    private var awaitingRow: Set<String> = []
     /// Set by `close`: work queued behind it finds the backend closed and does nothing.
     var closed = false
     private let onCommit: @Sendable ([CommitToken], String?) -> Void
@@ -311,18 +314,21 @@ public final class JobStore: @unchecked Sendable {
         let barriers = batches.flatMap(\.barriers)
         guard !closed else { return onCommit(barriers, "the store is closed") }
         let notices = batches.flatMap(\.notices).map { StoreStatement("SELECT pg_notify(current_schema(), ?1)", [.text($0)]) }
+        let split = Self.withholding(changes, awaitingRow: awaitingRow)
         do throws(DaemonError) {
-            if !changes.isEmpty || !notices.isEmpty {
+            if !split.written.isEmpty || !notices.isEmpty {
                 let started = SystemClock.now().instant
-                try backend.transaction(notices + (try coding.statements(for: changes)))
+                try backend.transaction(notices + (try coding.statements(for: split.written)))
                 metrics?.committed(nanoseconds: SystemClock.now().instant.nanoseconds(since: started))
             }
-            unwritten = []
+            unwritten = split.withheld
+            awaitingRow.subtract(split.settled)
             onCommit(barriers, nil)
         } catch {
             if error.code == .leaseLost { lease.withLock { $0 }?.lose(error) }
             // Inserts are refused through their barriers; later state changes are kept and retried,
             // only the last one per job, so a store that stays down does not make the list grow.
+            for case .insert(let record) in changes { awaitingRow.insert(record.id) }
             unwritten = Self.latestPerJob(changes.filter { if case .insert = $0 { false } else { true } })
             onCommit(barriers, error.description)
         }

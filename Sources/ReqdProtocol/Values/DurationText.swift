@@ -49,6 +49,7 @@ public enum DurationText {
     public static func format(nanoseconds: Int64) -> String {
         if nanoseconds == 0 { return "0s" }
         if nanoseconds < 0 { return "-" + format(nanoseconds: -nanoseconds) }
+        if nanoseconds < 1000 { return "\(nanoseconds)ns" }
         if nanoseconds < 1_000_000 { return "\(nanoseconds / 1000)us" }
         if nanoseconds < 1_000_000_000 { return "\(nanoseconds / 1_000_000)ms" }
         if nanoseconds < 60_000_000_000 {

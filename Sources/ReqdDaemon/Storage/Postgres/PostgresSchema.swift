@@ -129,8 +129,8 @@ enum PostgresSchema {
         ],
 
         // Version 5: rows of `attempts` and `group_members` whose job has no row are dropped. A
-        // spawned job whose insert failed could leave its attempts behind before writes checked
-        // for the job's row; now none can be made.
+        // spawned job whose insert failed could leave its attempts behind before each write
+        // looked for the job's row.
         [
             "DELETE FROM attempts a WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE id = a.job)",
             "DELETE FROM group_members m WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE id = m.job)",

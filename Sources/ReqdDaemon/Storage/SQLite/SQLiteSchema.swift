@@ -66,8 +66,8 @@ enum SQLiteSchema {
         ) WITHOUT ROWID;
         """,
         // Version 7: rows of `attempts` and `group_members` whose job has no row are dropped. A
-        // spawned job whose insert failed could leave its attempts behind before writes checked
-        // for the job's row; now none can be made.
+        // spawned job whose insert failed could leave its attempts behind before each write
+        // looked for the job's row.
         """
         DELETE FROM attempts WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE id = attempts.job);
         DELETE FROM group_members WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE id = group_members.job);
