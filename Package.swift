@@ -69,6 +69,7 @@ let package = Package(
             ],
             path: "Tests/Support/ReqdTestSupport"
         ),
+        .target(name: "ReqdStoreTestSupport", dependencies: ["ReqdDaemon", "ReqdCore"], path: "Tests/Support/ReqdStoreTestSupport"),
         .executableTarget(
             name: "reqd",
             dependencies: [
@@ -95,13 +96,18 @@ let package = Package(
             ],
             path: "bench/Sources/reqd-bench"
         ),
-        .testTarget(name: "ReqdCoreTests", dependencies: ["ReqdCore", "ReqdProtocol", "ReqdCalendar"]),
+        .testTarget(
+            name: "ReqdCoreTests",
+            dependencies: [
+                "ReqdCore", "ReqdProtocol", "ReqdCalendar", "ReqdDaemon", "ReqdTestSupport", "ReqdStoreTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         .testTarget(name: "ReqdProtocolTests", dependencies: ["ReqdProtocol"]),
         .testTarget(name: "ReqdCalendarTests", dependencies: ["ReqdCalendar"]),
         .testTarget(
             name: "ReqdDaemonTests",
             dependencies: [
-                "ReqdDaemon", "ReqdCore", "ReqdProtocol", "ReqdTestSupport",
+                "ReqdDaemon", "ReqdCore", "ReqdProtocol", "ReqdTestSupport", "ReqdStoreTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

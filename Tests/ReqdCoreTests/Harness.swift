@@ -22,6 +22,8 @@ struct Harness {
     var autoCommit = true
     var pendingBarriers: [CommitToken] = []
     var persisted: [StoreChange] = []
+    /// A real store the persisted changes are written to as well (`REQD_CORE_STORE`), or nil.
+    var store = HarnessStore.fromEnvironment()
     /// What the scheduler asked the shared store, in order; a test answers them.
     var clusterQueries: [ClusterQuery] = []
     /// The jobs held elsewhere whose holders were told that no one here watches them any more.
@@ -60,19 +62,24 @@ struct Harness {
         case .connectionOpened(let id, _): openConnectionIDs.insert(id)
         case .connectionClosed(let id): openConnectionIDs.remove(id)
         case .httpFinished(let job, let attempt, _, _): onWire.remove(WireRequest(job: job, attempt: attempt))
+        case .commitCompleted(let token, let failure): store?.complete(token, failure: failure)
         default: break
         }
+        defer { store?.write() }
         var effects = scheduler.handle(event, at: now)
         var index = 0
         while index < effects.count {
             switch effects[index] {
             case .arm(let instant): armed = instant
             case .disarm: armed = nil
-            case .persist(let change): persisted.append(change)
+            case .persist(let change):
+                persisted.append(change)
+                store?.stage(change)
             case .commitBarrier(let token):
                 if autoCommit {
                     effects += scheduler.handle(.commitCompleted(token, failure: nil), at: now)
                 } else {
+                    store?.hold(token)
                     pendingBarriers.append(token)
                 }
             case .send(let send):
@@ -93,12 +100,16 @@ struct Harness {
                 }
             case .replyWithStoredAttempts(let connection, let id, var info):
                 // As the store answers: the job's attempts as persisted so far, the last few kept.
-                var log = AttemptLog()
-                for change in persisted where change.jobID == info.id {
-                    if case .attempt(_, let attempt) = change { log.append(attempt) }
-                    if case .attemptAddress(_, let number, let address) = change { log.setAddress(address, ofAttempt: number) }
+                if let store {
+                    info.attempts = store.attempts(of: info.id)
+                } else {
+                    var log = AttemptLog()
+                    for change in persisted where change.jobID == info.id {
+                        if case .attempt(_, let attempt) = change { log.append(attempt) }
+                        if case .attemptAddress(_, let number, let address) = change { log.setAddress(address, ofAttempt: number) }
+                    }
+                    info.attempts = log.entries
                 }
-                info.attempts = log.entries
                 effects[index] = .reply(connection, id, .success(.job(JobResult(job: info))))
                 continue
             case .askCluster(let query): clusterQueries.append(query)
@@ -150,8 +161,9 @@ struct Harness {
 }
 
 extension Harness {
-    /// The rows the store holds now: every persisted change applied in order.
+    /// The rows the store holds now: every persisted change applied in order, or the real store's.
     var storedRecords: [JobRecord] {
+        if let store { return store.records() }
         var latest: [String: JobRecord] = [:]
         for change in persisted {
             if case .insert(let record) = change { latest[record.id] = record }
@@ -173,6 +185,7 @@ extension Harness {
         keeping: (JobRecord) -> Bool = { _ in true }
     ) -> (harness: Harness, effects: [SchedulerEffect]) {
         var restarted = Harness()
+        restarted.store = store?.reopened()
         restarted.now = now
         restarted.advance(down)
         restarted.scheduler = Scheduler(configuration: configuration, seed: 1, now: restarted.now)

@@ -4,6 +4,7 @@ import ReqdProtocol
 import Synchronization
 import Testing
 @testable import ReqdDaemon
+@testable import ReqdStoreTestSupport
 
 @Suite("The job store, on SQLite and on PostgreSQL")
 struct JobStoreTests {
@@ -258,29 +259,10 @@ struct JobStoreTests {
         #expect(try place.rows(in: "group_members") == 0)
     }
 
-    /// A SQLite backend whose next transactions fail while `failing` is set, as a full disk's do.
-    private final class FailingBackend: StoreBackend, @unchecked Sendable {
-        // @unchecked Sendable: used only on the store's queue, and `failing` set between flushes.
-        let inner: SQLiteStoreBackend
-        var failing = false
-        init(directory: String) throws { inner = try SQLiteStoreBackend(directory: directory, checkIntegrity: false) }
-        var location: String { inner.location }
-        var dialect: StoreDialect { inner.dialect }
-        func transaction(_ statements: [StoreStatement]) throws(DaemonError) {
-            if failing { throw DaemonError(.storeFull, "the disk is full") }
-            try inner.transaction(statements)
-        }
-        func claim(all: Bool, _ read: (String) throws(DaemonError) -> Void) throws(DaemonError) { try inner.claim(all: all, read) }
-        func read(_ sql: String, _ values: [StoreValue], _ row: (any StoreRow) -> Void) throws(DaemonError) {
-            try inner.read(sql, values, row)
-        }
-        func close() { inner.close() }
-    }
-
     @Test("a job whose insert failed keeps the attempts of its next failed commit until a commit carries its row; a delete lets them go")
     func attemptsWaitForTheirRow() throws {
         let directory = TemporaryDirectory()
-        let backend = try FailingBackend(directory: directory.path)
+        let backend = FailingBackend(try SQLiteStoreBackend(directory: directory.path, checkIntegrity: false))
         let store = JobStore(backend: backend) { _, _ in }
         func attempt(_ number: Int) -> AttemptInfo {
             AttemptInfo(
@@ -288,12 +270,7 @@ struct JobStoreTests {
                 error: nil, headers: [])
         }
         func commit(_ changes: [StoreChange], failing: Bool = false) {
-            backend.failing = failing
-            var batch = StoreBatch()
-            batch.changes = changes
-            store.submit(batch)
-            store.flush()
-            backend.failing = false
+            backend.commit(changes, in: store, failing: failing)
         }
         // A spawned job's insert fails; its first attempt and its row (staged again) fail too.
         commit([.insert(requestRecord("rq_x")), .insert(requestRecord("rq_z"))], failing: true)

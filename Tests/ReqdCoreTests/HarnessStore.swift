@@ -1,0 +1,154 @@
+import Foundation
+import Logging
+import ReqdCore
+import ReqdProtocol
+import ReqdTestSupport
+import Synchronization
+import Testing
+@testable import ReqdDaemon
+@testable import ReqdStoreTestSupport
+
+/// A real store behind a `Harness`, so that the core's tests run unchanged against SQLite and
+/// PostgreSQL: `REQD_CORE_STORE=sqlite` or `postgres` (scripts/test runs the core's tests both ways).
+///
+/// The scheduler's `.persist` changes are written as the daemon writes them, in the order staged;
+/// a commit the test fails (`autoCommit` off, `.commitCompleted` with a failure) fails in the store
+/// too. The harness then reads the rows it restores from and the attempts it answers with from
+/// the store, not from its own list of changes.
+final class HarnessStore {
+    /// `REQD_CORE_STORE`, when it is set and not empty.
+    static var named: String? { ProcessInfo.processInfo.environment["REQD_CORE_STORE"].flatMap { $0.isEmpty ? nil : $0 } }
+
+    /// The store named by `REQD_CORE_STORE`, or nil when none is; another name stops the tests.
+    static func fromEnvironment() -> HarnessStore? {
+        switch named {
+        case nil: nil
+        case "sqlite": HarnessStore(postgres: false)
+        case "postgres": HarnessStore(postgres: true)
+        case let other?: fatalError("REQD_CORE_STORE is sqlite or postgres, not \(other)")
+        }
+    }
+
+    /// The claim's horizon on PostgreSQL: 60 years, since a row is due by the injected clock (in
+    /// 2027) and claimed by the database's.
+    static let horizonNanos: Int64 = 60 * 365 * 86_400 * 1_000_000_000
+
+    private let postgres: Bool
+    private let directory: String
+    private let cluster = TestPostgres.clusterName("core")
+    private var opened: (store: JobStore, backend: FailingBackend)?
+    /// Changes staged since the last write, in order.
+    private var staged: [StoreChange] = []
+    /// The changes of commits a test completes itself, by their barrier.
+    private var held: [CommitToken: [StoreChange]] = [:]
+    /// The reasons of failed commits, as the store reports them on its queue.
+    private final class Failures: Sendable {
+        let reasons = Mutex<[String]>([])
+    }
+    private let failures = Failures()
+
+    private init(postgres: Bool) {
+        self.postgres = postgres
+        var template = Array("/tmp/reqd-core-XXXXXX".utf8CString)
+        directory = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)) }
+    }
+
+    deinit {
+        opened?.store.close()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    private func store() -> (store: JobStore, backend: FailingBackend) {
+        if let opened { return opened }
+        do {
+            let inner: any StoreBackend =
+                postgres
+                ? try PostgresStoreBackend(
+                    address: try PostgresAddress(parsing: try TestPostgres.shared().url), password: nil, cluster: cluster,
+                    leaseNanos: 15_000_000_000, horizonNanos: Self.horizonNanos, logger: Logger(label: "reqd-core-test"))
+                : try SQLiteStoreBackend(directory: directory, checkIntegrity: false)
+            let backend = FailingBackend(inner)
+            let failures = failures
+            let store = JobStore(backend: backend) { _, failure in
+                if let failure { failures.reasons.withLock { $0.append(failure) } }
+            }
+            // As a daemon does at start: on PostgreSQL, this claims the rows no live daemon holds.
+            _ = try store.loadAll()
+            opened = (store, backend)
+            return (store, backend)
+        } catch {
+            fatalError("cannot open the \(postgres ? "PostgreSQL" : "SQLite") store for the harness: \(error)")
+        }
+    }
+
+    /// Where the rows are: the SQLite file's path, or the PostgreSQL address and cluster.
+    var location: String { store().store.location }
+
+    /// Stages a change the scheduler asked to persist.
+    func stage(_ change: StoreChange) {
+        staged.append(change)
+    }
+
+    /// Keeps what is staged for the commit of `token`, which the test completes itself.
+    func hold(_ token: CommitToken) {
+        held[token] = staged
+        staged = []
+    }
+
+    /// Writes the held commit of `token`, failing it when `failure` is given, after what was staged before.
+    func complete(_ token: CommitToken, failure: String?) {
+        guard let changes = held.removeValue(forKey: token) else { return }
+        write()
+        write(changes, failing: failure != nil)
+    }
+
+    /// Writes what is staged, as one commit.
+    func write() {
+        let changes = staged
+        staged = []
+        write(changes, failing: false)
+    }
+
+    private func write(_ changes: [StoreChange], failing: Bool) {
+        guard !changes.isEmpty else { return }
+        let (store, backend) = store()
+        backend.commit(changes, in: store, failing: failing)
+        let failed = failures.reasons.withLock { failures in
+            defer { failures = [] }
+            return failures
+        }
+        if !failing {
+            for failure in failed { Issue.record("the store refused a commit the scheduler staged: \(failure)") }
+        }
+    }
+
+    /// The rows the store holds, as a restarted daemon reads them.
+    func records() -> [JobRecord] {
+        write()
+        do {
+            return try store().store.loadAll()
+        } catch {
+            Issue.record("the store could not read its rows: \(error)")
+            return []
+        }
+    }
+
+    /// A job's attempt log as the store has it.
+    func attempts(of id: String) -> [AttemptInfo] {
+        write()
+        let read = Mutex<[AttemptInfo]?>(nil)
+        let store = store().store
+        store.attempts(of: id) { attempts in read.withLock { $0 = attempts } }
+        store.flush()
+        return read.withLock { $0 } ?? []
+    }
+
+    /// The same rows, opened again as a restarted daemon opens them: what is staged is written,
+    /// the store closed, and the next read opens it anew.
+    func reopened() -> HarnessStore {
+        write()
+        opened?.store.close()
+        opened = nil
+        return self
+    }
+}
