@@ -155,6 +155,68 @@ struct ClusterBinaryTests {
         }
     }
 
+    @Test(
+        "a schedule whose daemon is SIGKILLed goes on from another daemon: each elapse fires once across the cluster, the ones missed while it was down as one catch-up run, and no run is lost after the takeover"
+    )
+    func scheduleTakenOver() throws {
+        let postgres = try TestPostgres.shared()
+        let cluster = TestPostgres.clusterName("s")
+        let schema = "reqd_\(cluster)"
+        let server = try TestHTTPServer { _ in TestHTTPServer.Reply(status: 200, body: "{}") }
+        defer { server.shutdown() }
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let daemons = try Self.startDaemons(2, on: postgres, cluster: cluster, lease: "\(Int(Self.leaseSeconds))s", in: directory)
+        defer { for daemon in daemons where daemon.process.isRunning { daemon.stop() } }
+        let registered = try Binaries.client(
+            ["--json", "register-schedule", "--every", "1s", "--key", "beat", "POST", server.url("/beat"), "-d", "{}"], socket: daemons[0].socket)
+        let id = try #require((registered.json?["job"] as? [String: Any])?["id"] as? String, "\(registered.stderr)")
+        let runs = { server.records(path: "/beat") }
+        #expect(Self.soon { runs().count >= 2 ? true : nil } == true, "the schedule runs on the daemon that holds it")
+
+        let victim = daemons[0]
+        let holder = { try postgres.psql("SELECT coalesce(holder, '') FROM \(schema).jobs WHERE id = '\(id)'").trimmingCharacters(in: .whitespacesAndNewlines) }
+        let before = try holder()
+        let killedAt = DispatchTime.now().uptimeNanoseconds
+        #expect(victim.stop(signal: SIGKILL) == SIGKILL)
+        let runsAtKill = runs().count
+        // The lease runs out, the other daemon claims the row, and the schedule goes on there.
+        var after = before
+        while after == before, DispatchTime.now().uptimeNanoseconds - killedAt < 15_000_000_000 {
+            usleep(50_000)
+            after = try holder()
+        }
+        #expect(after != before && !after.isEmpty, "the other daemon holds the schedule")
+        let takenOverAt = DispatchTime.now().uptimeNanoseconds
+        usleep(4_500_000)
+        let all = runs()
+        let afterKill = all.filter { $0.start > killedAt }
+        // One catch-up run for the elapses missed while no daemon held it, then one a second.
+        #expect(afterKill.count >= 4, "runs after the takeover: \(afterKill.count)")
+        #expect(afterKill.count <= 7, "no burst of missed elapses: \(afterKill.count)")
+        let timeline = all.sorted { $0.start < $1.start }.map {
+            "\((Int64($0.start) - Int64(killedAt)) / 1_000_000) ms \($0.header("Idempotency-Key") ?? "-")"
+        }
+        // On the grid, one a second, before the kill and after the catch-up run; the catch-up run
+        // itself comes at the takeover, wherever that falls between two elapses.
+        let beforeKill = all.filter { $0.start <= killedAt }.map(\.start).sorted()
+        let onGrid = afterKill.dropFirst().map(\.start).sorted()
+        for starts in [beforeKill, onGrid] {
+            for (earlier, later) in zip(starts, starts.dropFirst()) {
+                let gap = (later - earlier) / 1_000_000
+                #expect(gap >= 800 && gap <= 1_200, "two runs \(gap) ms apart, not one elapse apart: \(timeline)")
+            }
+        }
+        let keys = all.compactMap { $0.header("Idempotency-Key") }
+        #expect(Set(keys).count == all.count, "each run is a job of its own")
+        let caughtUp = try #require(afterKill.first)
+        #expect(caughtUp.start >= takenOverAt - 1_000_000_000, "the first run after the kill came with the takeover")
+        #expect(runsAtKill >= 2)
+        let status = try Binaries.client(["--json", "status", id], socket: daemons[1].socket)
+        let schedule = (status.json?["job"] as? [String: Any])?["schedule"] as? [String: Any]
+        #expect(((schedule?["missed"] as? Int) ?? 0) >= 1, "the elapses missed while it was down are counted: \(status.stdout)")
+    }
+
     @Test("a replace on one daemon aborts the request in flight on another: the target sees the abort, the other daemon's job ends superseded by the new one, and its ended row is claimed for retention")
     func replaceAcrossDaemons() throws {
         let postgres = try TestPostgres.shared()

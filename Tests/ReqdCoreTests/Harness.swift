@@ -65,7 +65,8 @@ struct Harness {
         case .commitCompleted(let token, let failure): store?.complete(token, failure: failure)
         default: break
         }
-        defer { store?.write() }
+        var held: [CommitToken] = []
+        defer { store?.endTurn(barriers: held) }
         var effects = scheduler.handle(event, at: now)
         var index = 0
         while index < effects.count {
@@ -79,7 +80,7 @@ struct Harness {
                 if autoCommit {
                     effects += scheduler.handle(.commitCompleted(token, failure: nil), at: now)
                 } else {
-                    store?.hold(token)
+                    held.append(token)
                     pendingBarriers.append(token)
                 }
             case .send(let send):

@@ -11,8 +11,9 @@ import Testing
 /// A real store behind a `Harness`, so that the core's tests run unchanged against SQLite and
 /// PostgreSQL: `REQD_CORE_STORE=sqlite` or `postgres` (scripts/test runs the core's tests both ways).
 ///
-/// The scheduler's `.persist` changes are written as the daemon writes them, in the order staged;
-/// a commit the test fails (`autoCommit` off, `.commitCompleted` with a failure) fails in the store
+/// Each turn's `.persist` changes are one batch, written in order as the daemon writes them. With
+/// `autoCommit` off, a turn's batch and every one after it wait until the test completes one of
+/// its commits, and a commit the test fails (`.commitCompleted` with a failure) fails in the store
 /// too. The harness then reads the rows it restores from and the attempts it answers with from
 /// the store, not from its own list of changes.
 final class HarnessStore {
@@ -33,14 +34,18 @@ final class HarnessStore {
     /// 2027) and claimed by the database's.
     static let horizonNanos: Int64 = 60 * 365 * 86_400 * 1_000_000_000
 
+    /// The lease on PostgreSQL: an hour, since the harness's store renews none.
+    static let leaseNanos: Int64 = 3_600_000_000_000
+
     private let postgres: Bool
     private let directory: String
     private let cluster = TestPostgres.clusterName("core")
     private var opened: (store: JobStore, backend: FailingBackend)?
-    /// Changes staged since the last write, in order.
+    /// The changes of the turn in progress, in order.
     private var staged: [StoreChange] = []
-    /// The changes of commits a test completes itself, by their barrier.
-    private var held: [CommitToken: [StoreChange]] = [:]
+    /// Turns' changes in order, each written once every one before it is: a turn whose commit the
+    /// test completes itself waits with its barriers until it does, and those after it wait too.
+    private var queue: [(changes: [StoreChange], barriers: Set<CommitToken>, failing: Bool?)] = []
     /// The reasons of failed commits, as the store reports them on its queue.
     private final class Failures: Sendable {
         let reasons = Mutex<[String]>([])
@@ -65,7 +70,7 @@ final class HarnessStore {
                 postgres
                 ? try PostgresStoreBackend(
                     address: try PostgresAddress(parsing: try TestPostgres.shared().url), password: nil, cluster: cluster,
-                    leaseNanos: 15_000_000_000, horizonNanos: Self.horizonNanos, logger: Logger(label: "reqd-core-test"))
+                    leaseNanos: Self.leaseNanos, horizonNanos: Self.horizonNanos, logger: Logger(label: "reqd-core-test"))
                 : try SQLiteStoreBackend(directory: directory, checkIntegrity: false)
             let backend = FailingBackend(inner)
             let failures = failures
@@ -89,24 +94,28 @@ final class HarnessStore {
         staged.append(change)
     }
 
-    /// Keeps what is staged for the commit of `token`, which the test completes itself.
-    func hold(_ token: CommitToken) {
-        held[token] = staged
+    /// Ends a turn, as the daemon's does: its changes are one batch, held until the test
+    /// completes one of `barriers` when it has any (`autoCommit` off), and written in turn.
+    func endTurn(barriers: [CommitToken]) {
+        if !staged.isEmpty || !barriers.isEmpty { queue.append((staged, Set(barriers), barriers.isEmpty ? false : nil)) }
         staged = []
-    }
-
-    /// Writes the held commit of `token`, failing it when `failure` is given, after what was staged before.
-    func complete(_ token: CommitToken, failure: String?) {
-        guard let changes = held.removeValue(forKey: token) else { return }
         write()
-        write(changes, failing: failure != nil)
     }
 
-    /// Writes what is staged, as one commit.
+    /// The test completed the commit of `token`: its batch is written, failing when `failure` is
+    /// given, once those before it are.
+    func complete(_ token: CommitToken, failure: String?) {
+        guard let index = queue.firstIndex(where: { $0.barriers.contains(token) }) else { return }
+        if queue[index].failing == nil { queue[index].failing = failure != nil }
+        write()
+    }
+
+    /// Writes the batches whose commits are settled, in order, up to the first still held.
     func write() {
-        let changes = staged
-        staged = []
-        write(changes, failing: false)
+        while let first = queue.first, let failing = first.failing {
+            queue.removeFirst()
+            write(first.changes, failing: failing)
+        }
     }
 
     private func write(_ changes: [StoreChange], failing: Bool) {
@@ -133,20 +142,33 @@ final class HarnessStore {
         }
     }
 
-    /// A job's attempt log as the store has it.
+    /// A job's attempt log as the store has it. Asked in the middle of a turn, as a reply to
+    /// `status --attempts` is, it reads after the turn's changes so far, as the daemon's read
+    /// queues behind the turn's batch; a batch still held is not yet in the store.
     func attempts(of id: String) -> [AttemptInfo] {
+        if queue.isEmpty, !staged.isEmpty {
+            queue.append((staged, [], false))
+            staged = []
+        }
         write()
         let read = Mutex<[AttemptInfo]?>(nil)
         let store = store().store
         store.attempts(of: id) { attempts in read.withLock { $0 = attempts } }
         store.flush()
-        return read.withLock { $0 } ?? []
+        guard let attempts = read.withLock({ $0 }) else {
+            Issue.record("the store could not read the attempts of \(id)")
+            return []
+        }
+        return attempts
     }
 
     /// The same rows, opened again as a restarted daemon opens them: what is staged is written,
     /// the store closed, and the next read opens it anew.
     func reopened() -> HarnessStore {
         write()
+        // A restarted scheduler numbers its commits afresh: what the old one left held is gone, as
+        // a daemon's unwritten batches are when it stops.
+        queue = []
         opened?.store.close()
         opened = nil
         return self

@@ -88,12 +88,7 @@ struct OnExpireTests {
     func afterRestart() {
         var h = Harness()
         _ = h.request(.registerCountdown(spec()))
-        let records = h.persisted.compactMap { if case .insert(let r) = $0 { r } else { nil } }
-        var restarted = Harness()
-        restarted.now = h.now
-        restarted.advance(60 * second)
-        restarted.scheduler = Scheduler(configuration: SchedulerConfiguration(), seed: 1, now: restarted.now)
-        _ = restarted.handle(.restore(records))
+        var (restarted, _) = h.restarted(after: 60 * second)
         let fired = restarted.handle(.timerFired)
         #expect(fired.events(.expired).first?.spawned != nil)
         #expect(fired.sends.count == 1)

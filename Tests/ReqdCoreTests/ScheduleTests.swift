@@ -273,4 +273,28 @@ struct ScheduleCancelTests {
         #expect(h.scheduler.job(JobID(second ?? ""))?.state == .active)
         #expect(h.scheduleInfo(id)?.running == second)
     }
+
+    @Test("cancel with abort while the run's row is still being written: the run ends cancelled once its commit is done, and sends nothing")
+    func cancelAStagedRun() {
+        var h = Harness()
+        h.autoCommit = false
+        _ = h.request(.registerSchedule(scheduleSpec(overlap: .skip)))
+        let registered = h.pendingBarriers
+        h.pendingBarriers = []
+        for token in registered { _ = h.handle(.commitCompleted(token, failure: nil)) }
+        guard let id = h.scheduler.table.schedules.keys.first else { Issue.record("no schedule"); return }
+        _ = h.fireAtArmedDeadline()
+        guard let run = h.scheduleInfo(id)?.running else { Issue.record("no run"); return }
+        #expect(h.scheduler.commits.isStaged(JobID(run)))
+        _ = h.request(.cancel(JobSelector(job: id.rawValue, abort: true)))
+        var sends: [HTTPSend] = []
+        let barriers = h.pendingBarriers
+        h.pendingBarriers = []
+        for token in barriers { sends += h.handle(.commitCompleted(token, failure: nil)).sends }
+        #expect(sends.isEmpty, "nothing goes on the wire")
+        #expect(h.scheduler.job(JobID(run))?.state == .cancelled)
+        #expect(h.scheduler.job(JobID(run))?.reason == .requested)
+        #expect(h.scheduler.job(id)?.state == .cancelled)
+        #expect(h.storedRecords.first { $0.id == run }?.state == .cancelled, "and so it is stored")
+    }
 }

@@ -12,6 +12,9 @@ struct CommitGate: Sendable {
     /// Request jobs that another job's end started although their insert failed: each of their
     /// writes is a whole row again, until one commits, since an update would find no row.
     private var unstored: Set<JobID> = []
+    /// Staged jobs cancelled before their commit completed (a schedule's run under `cancel` with
+    /// `abort`): each ends as soon as it starts.
+    private var cancelledWhileStaged: Set<JobID> = []
 
     /// Whether `id`'s row may be missing from the store.
     func isUnstored(_ id: JobID) -> Bool { !unstored.isEmpty && unstored.contains(id) }
@@ -32,6 +35,14 @@ struct CommitGate: Sendable {
 
     /// Whether an id is taken by a staged job.
     func isStaged(_ id: JobID) -> Bool { staged[id] != nil }
+
+    /// Notes that the staged job `id` is to end cancelled as soon as its commit completes.
+    mutating func cancelWhenCommitted(_ id: JobID) { cancelledWhileStaged.insert(id) }
+
+    /// Whether the job whose commit just completed was cancelled while staged; forgets it.
+    mutating func takeCancelledWhileStaged(_ id: JobID) -> Bool {
+        !cancelledWhileStaged.isEmpty && cancelledWhileStaged.remove(id) != nil
+    }
 
     /// Holds `job` until the store has it; returns the token of the barrier that closes its batch.
     mutating func stage(_ job: Job, _ then: PendingCommit) -> CommitToken {

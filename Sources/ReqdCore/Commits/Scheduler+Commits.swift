@@ -39,6 +39,13 @@ extension Scheduler {
                 effects.append(.debug(job.id, "the request job was not stored: \(failure)"))
                 commits.setUnstored(job.id, true)
             }
+            if commits.takeCancelledWhileStaged(job.id) {
+                // A schedule's run that `cancel` with `abort` ended while its row was being
+                // written: it starts ended, and nothing goes on the wire.
+                activate(job, follower: nil, at: now, into: &effects, start: false)
+                finish(job.id, as: .cancelled, reason: .requested, replacedBy: nil, at: now, into: &effects)
+                return
+            }
             activate(job, follower: nil, at: now, into: &effects)
             if let parent = job.delivery?.parent, parent.kind == .schedule, table.schedules[parent]?.machine.running != job.id {
                 // A schedule's run that a newer run replaced (`overlap: replace`) while its row

@@ -60,11 +60,12 @@ extension Scheduler {
     ///
     /// With `replyTo`, the registration's reply is among the effects, before any event its machine
     /// makes on starting (a request to a target known unreachable is held at once): a client reads its
-    /// reply before its job's events. The reply shows the job as it is once started.
+    /// reply before its job's events. The reply shows the job as it is once started. With `start`
+    /// false it joins the table and its machine does not start, for a job that is to end at once.
     @discardableResult
     mutating func activate(
         _ job: Job, follower: Recipient?, replyTo: (ConnectionID, RequestID)? = nil, at now: ClockReading,
-        into effects: inout [SchedulerEffect]
+        into effects: inout [SchedulerEffect], start: Bool = true
     ) -> ReplyBody {
         var replaced: JobID?
         if let key = job.key, let previous = table.holder(ofKey: key, owner: job.owner) {
@@ -80,7 +81,7 @@ extension Scheduler {
             subscriptions.watch(job: job.id, connection: follower.connection, tag: follower.watch)
         }
         let started = effects.count
-        advance(job.id, at: now, into: &effects)
+        if start { advance(job.id, at: now, into: &effects) }
         let body = ReplyBody.registered(RegisterResult(job: JobInfo(self.job(job.id) ?? job, at: now), replaced: replaced?.rawValue))
         if let (connection, requestID) = replyTo {
             effects.insert(.reply(connection, requestID, .success(body)), at: started)

@@ -129,7 +129,14 @@ extension Scheduler {
             touchedDisk = touchedDisk || table[id]?.durable == true
             let run = selector.abort == true ? table.schedules[id]?.machine.running : nil
             finish(id, as: .cancelled, reason: .requested, replacedBy: nil, at: now, into: &effects)
-            if let run { finish(run, as: .cancelled, reason: .requested, replacedBy: nil, at: now, into: &effects) }
+            if let run {
+                if commits.isStaged(run) {
+                    // Its row is still being written: it ends as soon as it starts, sending nothing.
+                    commits.cancelWhenCommitted(run)
+                } else {
+                    finish(run, as: .cancelled, reason: .requested, replacedBy: nil, at: now, into: &effects)
+                }
+            }
         }
         let result = Result<ReplyBody, SchedulerError>.success(
             .cancelled(CancelResult(cancelled: targets.map(\.rawValue) + alsoCancelled)))
