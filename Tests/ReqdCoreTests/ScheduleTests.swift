@@ -254,20 +254,13 @@ struct ScheduleCancelTests {
     @Test("replace while the run's row is still being written: the replaced run ends superseded once its commit is done")
     func replaceAStagedRun() {
         var h = Harness()
-        h.autoCommit = false
-        _ = h.request(.registerSchedule(scheduleSpec(overlap: .replace)))
-        let registered = h.pendingBarriers
-        h.pendingBarriers = []
-        for token in registered { _ = h.handle(.commitCompleted(token, failure: nil)) }
-        guard let id = h.scheduler.table.schedules.keys.first else { Issue.record("no schedule"); return }
+        guard let id = Self.heldCommits(&h, overlap: .replace) else { return }
         _ = h.fireAtArmedDeadline()
         let first = h.scheduleInfo(id)?.running
         _ = h.fireAtArmedDeadline()
         let second = h.scheduleInfo(id)?.running
         #expect(first != nil && second != nil && first != second)
-        let barriers = h.pendingBarriers
-        h.pendingBarriers = []
-        for token in barriers { _ = h.handle(.commitCompleted(token, failure: nil)) }
+        _ = Self.completeHeld(&h)
         #expect(h.scheduler.job(JobID(first ?? ""))?.state == .cancelled)
         #expect(h.scheduler.job(JobID(first ?? ""))?.reason == .superseded)
         #expect(h.scheduler.job(JobID(second ?? ""))?.state == .active)
@@ -277,24 +270,35 @@ struct ScheduleCancelTests {
     @Test("cancel with abort while the run's row is still being written: the run ends cancelled once its commit is done, and sends nothing")
     func cancelAStagedRun() {
         var h = Harness()
-        h.autoCommit = false
-        _ = h.request(.registerSchedule(scheduleSpec(overlap: .skip)))
-        let registered = h.pendingBarriers
-        h.pendingBarriers = []
-        for token in registered { _ = h.handle(.commitCompleted(token, failure: nil)) }
-        guard let id = h.scheduler.table.schedules.keys.first else { Issue.record("no schedule"); return }
+        guard let id = Self.heldCommits(&h, overlap: .skip) else { return }
         _ = h.fireAtArmedDeadline()
         guard let run = h.scheduleInfo(id)?.running else { Issue.record("no run"); return }
         #expect(h.scheduler.commits.isStaged(JobID(run)))
         _ = h.request(.cancel(JobSelector(job: id.rawValue, abort: true)))
-        var sends: [HTTPSend] = []
-        let barriers = h.pendingBarriers
-        h.pendingBarriers = []
-        for token in barriers { sends += h.handle(.commitCompleted(token, failure: nil)).sends }
+        let sends = Self.completeHeld(&h).sends
         #expect(sends.isEmpty, "nothing goes on the wire")
         #expect(h.scheduler.job(JobID(run))?.state == .cancelled)
         #expect(h.scheduler.job(JobID(run))?.reason == .requested)
         #expect(h.scheduler.job(id)?.state == .cancelled)
         #expect(h.storedRecords.first { $0.id == run }?.state == .cancelled, "and so it is stored")
+    }
+
+    /// Holds commits from now on, registers a schedule and lets its registration commit: its id.
+    private static func heldCommits(_ h: inout Harness, overlap: ScheduleOverlap) -> JobID? {
+        h.autoCommit = false
+        _ = h.request(.registerSchedule(scheduleSpec(overlap: overlap)))
+        _ = completeHeld(&h)
+        guard let id = h.scheduler.table.schedules.keys.first else {
+            Issue.record("no schedule")
+            return nil
+        }
+        return id
+    }
+
+    /// Lets every held commit complete; the effects.
+    private static func completeHeld(_ h: inout Harness) -> [SchedulerEffect] {
+        let barriers = h.pendingBarriers
+        h.pendingBarriers = []
+        return barriers.flatMap { h.handle(.commitCompleted($0, failure: nil)) }
     }
 }
