@@ -274,7 +274,10 @@ struct ScheduleCancelTests {
         _ = h.fireAtArmedDeadline()
         guard let run = h.scheduleInfo(id)?.running else { Issue.record("no run"); return }
         #expect(h.scheduler.commits.isStaged(JobID(run)))
-        _ = h.request(.cancel(JobSelector(job: id.rawValue, abort: true)))
+        let cancelled = h.request(.cancel(JobSelector(job: id.rawValue, abort: true)))
+        #expect(
+            cancelled.contains { if case .persist(.progress(run, let progress)) = $0 { progress.state == .cancelled } else { false } },
+            "the cancel's own commit records the run's end")
         let sends = Self.completeHeld(&h).sends
         #expect(sends.isEmpty, "nothing goes on the wire")
         #expect(h.scheduler.job(JobID(run))?.state == .cancelled)

@@ -130,9 +130,15 @@ extension Scheduler {
             let run = selector.abort == true ? table.schedules[id]?.machine.running : nil
             finish(id, as: .cancelled, reason: .requested, replacedBy: nil, at: now, into: &effects)
             if let run {
-                if commits.isStaged(run) {
-                    // Its row is still being written: it ends as soon as it starts, sending nothing.
+                if var staged = commits.staged(run) {
+                    // Its row is still being written: it ends as soon as it starts, sending nothing,
+                    // and this cancel's own commit records that end, so that the reply never runs
+                    // ahead of it on disk.
                     commits.cancelWhenCommitted(run)
+                    staged.header.state = .cancelled
+                    staged.header.reason = .requested
+                    staged.header.endedAt = now.wall
+                    effects.append(.persist(.progress(run.rawValue, JobProgress(staged, at: now))))
                 } else {
                     finish(run, as: .cancelled, reason: .requested, replacedBy: nil, at: now, into: &effects)
                 }
