@@ -138,6 +138,30 @@ struct ScheduleBinaryTests {
         daemon.stop()
     }
 
+    @Test("a schedule without a request is a clock: watch --key streams its elapses until it is cancelled; list --kind schedule shows it")
+    func clockForAShellLoop() throws {
+        try withServerAndDaemon(try makeServer()) { _, daemon in
+            let id = try register(["--every", "1s", "--key", "clock"], daemon)
+            _ = try Binaries.client(["register-countdown", "--key", "other", "10m"], socket: daemon.socket)
+            let watching = try Binaries.clientInBackground(["--json", "watch", "--key", "clock"], socket: daemon.socket, timeout: 10)
+            usleep(3_400_000)
+            #expect(try Binaries.client(["cancel", "--key", "clock"], socket: daemon.socket).status == 0)
+            let outcome = watching()
+            let events = outcome.stdout.split(separator: "\n").compactMap {
+                (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+            }
+            let elapsed = events.filter { $0["event"] as? String == "elapsed" }
+            #expect((2...4).contains(elapsed.count), "\(elapsed.count) elapses in 3.4 s: \(outcome.stdout)")
+            #expect(elapsed.allSatisfy { $0["job"] as? String == id && $0["run"] as? String == "none" })
+            #expect(events.last?["event"] as? String == "cancelled", "the stream ends with the schedule")
+            #expect(outcome.status == 3, "the watch ended on its own with the schedule, cancelled (exit 3)")
+
+            let listed = try Binaries.client(["--json", "list", "--kind", "schedule", "--state", "cancelled"], socket: daemon.socket)
+            let jobs = (listed.json?["jobs"] as? [[String: Any]]) ?? []
+            #expect(jobs.map { $0["id"] as? String } == [id], "\(listed.stdout)")
+        }
+    }
+
     @Test("pause stops elapses, resume goes on from the next one, cancel ends the schedule")
     func pauseResumeCancel() throws {
         try withServerAndDaemon(try makeServer()) { server, daemon in

@@ -38,13 +38,28 @@ private func verify(secret: String, body: String, headers: [String: String]) thr
     return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
+/// A secret file holding the first secret, and a configuration file that signs `server`'s
+/// requests with it, in `directory`: their paths.
+private func signedTarget(_ server: TestHTTPServer, in directory: String) throws -> (secretFile: String, config: String) {
+    let secretFile = directory + "/hooks.secret"
+    try (secrets[0] + "\n").write(toFile: secretFile, atomically: true, encoding: .utf8)
+    let file = directory + "/reqd.toml"
+    try "[targets.\"127.0.0.1:\(server.port)\"]\nsign_secret_file = \"\(secretFile)\"\n".write(toFile: file, atomically: true, encoding: .utf8)
+    return (secretFile, file)
+}
+
 @Suite("sign_secret_file: Standard Webhooks signatures, checked by the reference verifier", .serialized)
 struct SigningBinaryTests {
     @Test("every attempt carries webhook-id (the job id, the same on the retry), its own webhook-timestamp, and a v1 signature per secret that the reference verifier accepts; a tampered body is refused")
     func signed() throws {
         let answers = Mutex(0)
+        // The first answer asks for a 2 s pause, so that the retry goes in a later second than the
+        // first attempt and its timestamp must differ.
         let server = try TestHTTPServer { _ in
-            TestHTTPServer.Reply(status: answers.withLock { count in count += 1; return count } == 1 ? 503 : 200, body: "{}")
+            guard answers.withLock({ count in count += 1; return count }) == 1 else { return TestHTTPServer.Reply(body: "{}") }
+            var reply = TestHTTPServer.Reply(status: 503, body: "{}")
+            reply.headers.append(("Retry-After", "2"))
+            return reply
         }
         defer { server.shutdown() }
         let directory = makeTemporaryDirectory()
@@ -61,7 +76,7 @@ struct SigningBinaryTests {
         let body = "{\"order\":42,\"note\":\"caf\u{e9}\"}"
         let outcome = try Binaries.client(
             ["--json", "submit", "POST", server.url("/hook"), "--data", body, "--max-attempts", "3", "--backoff", "100ms..200ms", "--wait"],
-            socket: daemon.socket, timeout: 15)
+            socket: daemon.socket, timeout: 20)
         #expect(outcome.status == 0, "\(outcome.stderr)")
         let records = server.records(path: "/hook")
         try #require(records.count == 2)
@@ -81,8 +96,52 @@ struct SigningBinaryTests {
             #expect(try verify(secret: other, body: record.body, headers: headers).hasPrefix("refused"), "another secret does not verify")
         }
         #expect(records[0].body == body)
+        let stamps = records.compactMap { $0.header("webhook-timestamp").flatMap { Int($0) } }
+        #expect(stamps.count == 2 && stamps[1] >= stamps[0] + 2, "each attempt is stamped when it goes: \(stamps)")
         let text = try String(contentsOfFile: log, encoding: .utf8)
         for secret in secrets { #expect(!text.contains(secret) && !text.contains(secret.dropFirst(6)), "no secret in the log") }
+    }
+
+    @Test("SIGHUP reads the secret file again: the next request is signed with the new secret; a file with none is refused and the last good secret stays")
+    func reloadReadsSecrets() throws {
+        let server = try TestHTTPServer { _ in TestHTTPServer.Reply(body: "{}") }
+        defer { server.shutdown() }
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (secretFile, file) = try signedTarget(server, in: directory)
+        let log = directory + "/reqd.log"
+        let daemon = try DaemonProcess(directory: directory, extraArguments: ["--config", file], logFile: log)
+        defer { daemon.stop() }
+        /// Sends one signed request to `path` and says which of the secrets verify it.
+        func verifiedBy(_ path: String) throws -> [Bool] {
+            let outcome = try Binaries.client(["submit", "POST", server.url(path), "--data", "{}", "--wait"], socket: daemon.socket, timeout: 15)
+            #expect(outcome.status == 0, "\(outcome.stdout)")
+            let record = try #require(server.records(path: path).first)
+            let headers = ["webhook-id", "webhook-timestamp", "webhook-signature"].reduce(into: [String: String]()) { $0[$1] = record.header($1) }
+            return try secrets.map { try verify(secret: $0, body: record.body, headers: headers) == "ok" }
+        }
+        /// Sends SIGHUP and waits for the log to say how the reload went (`count` times so far).
+        func reload(expecting line: String, count: Int) throws {
+            kill(daemon.process.processIdentifier, SIGHUP)
+            let deadline = Date().addingTimeInterval(5)
+            while Date() < deadline {
+                let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+                if text.components(separatedBy: line).count - 1 >= count { return }
+                usleep(20_000)
+            }
+            Issue.record("no '\(line)' in the log after SIGHUP")
+        }
+        #expect(try verifiedBy("/first") == [true, false])
+        try (secrets[1] + "\n").write(toFile: secretFile, atomically: true, encoding: .utf8)
+        try reload(expecting: "configuration reloaded", count: 1)
+        #expect(try verifiedBy("/second") == [false, true], "signed with the new secret alone")
+        try "# no secret here\n".write(toFile: secretFile, atomically: true, encoding: .utf8)
+        try reload(expecting: "reload refused", count: 1)
+        #expect(daemon.process.isRunning)
+        #expect(try verifiedBy("/third") == [false, true], "the last good secret stays")
+        let text = try String(contentsOfFile: log, encoding: .utf8)
+        #expect(text.contains(secretFile), "the refusal names the file")
+        for secret in secrets { #expect(!text.contains(secret.dropFirst(6)), "no secret in the log") }
     }
 
     @Test("a signed request does not follow a redirect to another origin, which would get the signature too")
@@ -98,10 +157,7 @@ struct SigningBinaryTests {
         defer { server.shutdown() }
         let directory = makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let secretFile = directory + "/hooks.secret"
-        try (secrets[0] + "\n").write(toFile: secretFile, atomically: true, encoding: .utf8)
-        let file = directory + "/reqd.toml"
-        try "[targets.\"127.0.0.1:\(server.port)\"]\nsign_secret_file = \"\(secretFile)\"\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let (_, file) = try signedTarget(server, in: directory)
         let daemon = try DaemonProcess(directory: directory, extraArguments: ["--config", file])
         defer { daemon.stop() }
         let refused = try Binaries.client(["submit", "POST", server.url("/away"), "--data", "{}", "--max-attempts", "1", "--wait"], socket: daemon.socket, timeout: 15)

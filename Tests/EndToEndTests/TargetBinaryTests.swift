@@ -55,6 +55,29 @@ struct TargetBinaryTests {
         }
     }
 
+    @Test("rate 50/s, burst 10: 150 submits at once reach the server with never more than rate + burst in a second, the burst at once")
+    func burst() throws {
+        try withLimitedTarget("rate = \"50/s\"\nburst = 10") { server, daemon in
+            let lines = (0..<150).map { #"{"id":\#($0),"op":"submit","url":"\#(server.url("/b/\($0)"))","max_attempts":1,"ephemeral":true}"# }
+            let piped = try Binaries.run(
+                "/bin/sh", ["-c", "printf '%s\\n' \"$1\" | /usr/bin/socat -t 30 - UNIX-CONNECT:\"$2\"", "sh", lines.joined(separator: "\n"), daemon.socket],
+                timeout: 40)
+            #expect(piped.stdout.split(separator: "\n").filter { $0.contains(#""ok":true"#) }.count == 150, "\(piped.stdout.prefix(300))")
+            let deadline = Date().addingTimeInterval(10)
+            while server.records.filter({ $0.path.hasPrefix("/b/") }).count < 150, Date() < deadline { usleep(50_000) }
+            let starts = server.records.filter { $0.path.hasPrefix("/b/") }.map(\.start).sorted()
+            #expect(starts.count == 150)
+            var busiest = 0
+            for (index, first) in starts.enumerated() {
+                busiest = max(busiest, starts[index...].prefix { $0 - first < 1_000_000_000 }.count)
+            }
+            #expect(busiest <= 60, "\(busiest) requests in one second at 50/s with a burst of 10")
+            #expect(starts.count == 150 && starts[9] - starts[0] < 200_000_000, "the burst's 10 went at once")
+            let span = Double((starts.last ?? 0) - (starts.first ?? 0)) / 1e9
+            #expect(span > 2.7 && span < 3.3, "150 requests at 50/s after a burst of 10 took \(span) s")
+        }
+    }
+
     @Test("a 429 with Retry-After: 2 pauses the whole target: another job's request to it waits 2 s")
     func retryAfterPauses() throws {
         try withLimitedTarget("concurrency = 8") { server, daemon in

@@ -49,6 +49,25 @@ struct RecurrenceTests {
                 == ["2027-10-01T15:45:00Z", "2027-10-02T15:30:00Z"])
     }
 
+    @Test("fractional seconds elapse at their fraction, to the microsecond, across minutes and a zone's change")
+    func fractions() {
+        let second: Int64 = 1_000_000
+        let everyTwoAndAHalf = Recurrence(pattern: Fixture.calendar("*:*:0/2.5"), zone: Fixture.zone("UTC"))
+        let minute = Fixture.utc("2027-01-15T08:00:00Z")
+        #expect(
+            everyTwoAndAHalf.elapses(after: minute + 55 * second, count: 4).map { $0 - minute }
+                == [57 * second + 500_000, 60 * second, 62 * second + 500_000, 65 * second])
+        // After an instant between two elapses, and on one: the next is the one after it.
+        #expect(everyTwoAndAHalf.next(after: minute + 2 * second + 499_999) == minute + 2 * second + 500_000)
+        #expect(everyTwoAndAHalf.next(after: minute + 2 * second + 500_000) == minute + 5 * second)
+        let odd = Recurrence(pattern: Fixture.calendar("*:*:05.123456"), zone: Fixture.zone("UTC"))
+        #expect(odd.elapses(after: minute, count: 2).map { $0 - minute } == [5 * second + 123_456, 65 * second + 123_456])
+        // Berlin's spring gap: 02:30:00.25 falls in it and fires once, as the gap ends (01:00:00Z).
+        let gap = Recurrence(pattern: Fixture.calendar("*-*-* 02:30:00.25"), zone: Fixture.zone("Europe/Berlin"))
+        #expect(gap.elapses(after: Fixture.utc("2027-03-27T12:00:00Z"), count: 2)
+            == [Fixture.utc("2027-03-28T01:00:00Z"), Fixture.utc("2027-03-29T00:30:00Z") + 250_000])
+    }
+
     @Test("an expression whose years are past has no next elapse")
     func ends() {
         #expect(Fixture.elapses(Fixture.calendar("2027-01-01 00:00"), in: "UTC", from: "2027-01-01T00:00:00Z", count: 1).isEmpty)

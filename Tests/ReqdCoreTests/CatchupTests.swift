@@ -88,6 +88,50 @@ struct CatchupTests {
         #expect(zip(starts.dropFirst(), starts).allSatisfy { $0 - $1 == 20 * ms })
     }
 
+    @Test("300 schedules that missed elapses while the daemon was down make one catch-up run each, 50 a second per target, the first at once")
+    func restartSpreadsScheduleRuns() throws {
+        var h = Harness()
+        var schedules: [JobID] = []
+        for index in 0..<300 {
+            let url = index % 3 == 2 ? "https://other.example/nightly" : "https://hooks.example/nightly"
+            let spec = ScheduleSpec(everyMs: 60_000, request: RequestSpec(method: "POST", url: url, body: "{}", maxAttempts: 3), key: "s\(index)")
+            let effects = h.request(.registerSchedule(spec))
+            guard case .success(.registered(let reply))? = effects.replies.first?.result else {
+                Issue.record("register-schedule failed: \(effects)")
+                return
+            }
+            schedules.append(JobID(reply.job.id))
+        }
+        // Down from before the first elapse until 30 s after the fifth: 60, 120, 180, 240 and 300 s passed.
+        var (r, effects) = h.restarted(after: 330 * second)
+        let restartedAt = r.now.instant
+        var sent: [(url: String, at: Int64)] = []
+        for _ in 0..<2_000 {
+            for send in effects.sends {
+                sent.append((send.request.url, r.now.instant.nanoseconds(since: restartedAt)))
+                _ = r.handle(.httpFinished(send.job, attempt: send.attempt, .response(HTTPAnswer(status: 200))))
+            }
+            // Stopped before the next elapse on the grid.
+            guard sent.count < 300, let armed = r.armed, armed.nanoseconds(since: restartedAt) < 30 * second else { break }
+            effects = r.fireAtArmedDeadline()
+        }
+        #expect(sent.count == 300, "one catch-up run for each schedule")
+        for host in ["https://hooks.example", "https://other.example"] {
+            let times = sent.filter { $0.url.hasPrefix(host) }.map(\.at)
+            #expect(times.first == 0, "the first run to \(host) goes at once")
+            #expect(zip(times.dropFirst(), times).allSatisfy { $0 - $1 == 20 * ms }, "then one every 20 ms to \(host)")
+        }
+        #expect(sent.filter { $0.url.hasPrefix("https://hooks.example") }.count == 200)
+        // Every catch-up has gone before the next elapse on the grid (at 360 s, 30 s after the restart).
+        #expect(sent.last.map(\.at) == 199 * 20 * ms)
+        for id in schedules {
+            let info = try #require(r.scheduleInfo(id))
+            #expect(info.runs == 1 && info.missed == 4, "\(id): one run for five elapses, four counted as missed")
+            #expect((info.lastLateByMs ?? 0) >= 30_000, "\(id): late by the downtime since the last elapse")
+            #expect(info.next.first == WallTime(nanosecondsSinceEpoch: h.now.wall.nanosecondsSinceEpoch + 360 * second), "\(id): back on the grid")
+        }
+    }
+
     @Test("request.catchup_rate 0 sends every overdue hook at once")
     func rateZero() {
         var h = Harness()

@@ -174,6 +174,42 @@ struct ScheduleTests {
         #expect(h.scheduler.table.schedules.count == 0)
     }
 
+    @Test("key, scope, bind-connection and ephemeral mean what they mean for countdowns; list --kind schedule lists schedules alone")
+    func hygiene() {
+        var h = Harness()
+        let hourly = { (key: String, scope: String?, ephemeral: Bool?, bind: Bool?) in
+            ScheduleSpec(calendar: "hourly", tz: "UTC", key: key, scope: scope, ephemeral: ephemeral, bindConnection: bind)
+        }
+        let durable = h.schedule(hourly("a", "page", nil, nil))
+        let ephemeral = h.schedule(hourly("b", "page", true, nil))
+        let bound = h.schedule(hourly("c", nil, nil, true))
+        let countdown = h.countdown(key: "d", seconds: 600).id
+        let inserted = Set(h.persisted.compactMap { if case .insert(let record) = $0 { record.id } else { nil } })
+        #expect(inserted.contains(durable.rawValue), "schedules are durable by default")
+        #expect(!inserted.contains(ephemeral.rawValue), "an ephemeral schedule is never written")
+        #expect(!inserted.contains(bound.rawValue), "nor is one bound to its connection, which a restart would close")
+        #expect(h.request(.registerSchedule(ScheduleSpec(calendar: "hourly", tz: "UTC", ephemeral: false, bindConnection: true))).errorCodes == [.conflictingFields])
+
+        guard case .success(.jobs(let listed))? = h.request(.list(ListRequest(kind: .schedule))).replies.first?.result else {
+            Issue.record("no list reply")
+            return
+        }
+        #expect(listed.jobs.map(\.id) == [durable, ephemeral, bound].map(\.rawValue))
+        #expect(!listed.jobs.map(\.id).contains(countdown.rawValue))
+
+        // The same key again replaces the schedule that held it.
+        let again = h.schedule(hourly("a", nil, nil, nil))
+        #expect(h.scheduler.job(durable)?.state == .cancelled && h.scheduler.job(durable)?.reason == .superseded)
+        #expect(h.scheduler.job(durable)?.replacedBy == again)
+        // A scope's cancel ends the schedules in it; the connection's close ends the bound one.
+        #expect(h.request(.cancel(JobSelector(scope: "page"))).replies.count == 1)
+        #expect(h.scheduler.job(ephemeral)?.state == .cancelled)
+        #expect(h.scheduler.job(bound)?.state == .active)
+        _ = h.handle(.connectionClosed(ConnectionID(1)))
+        #expect(h.scheduler.job(bound)?.state == .cancelled && h.scheduler.job(bound)?.reason == .connectionClosed)
+        #expect(h.scheduler.job(again)?.state == .active, "an unbound schedule outlives its connection")
+    }
+
     @Test("a clock stepped back does not run an elapse twice")
     func clockStepBack() {
         var h = Harness()

@@ -134,6 +134,49 @@ struct TargetLimitsTests {
         #expect(job.poll?.polls == 0)
     }
 
+    @Test("a group's time limit keeps running while its members wait for a token, and ends it")
+    func groupTimeoutWhileWaiting() throws {
+        var h = try Self.limited { $0.rate = TargetRate("1/h") }
+        _ = h.submitted(Self.order())
+        let members = (0..<3).map { RequestSpec(method: "GET", url: "https://api.example/m/\($0)", maxAttempts: 1) }
+        let group = h.group(GroupSpec(members: members, timeoutMs: 5_000, ephemeral: true))
+        #expect(group.effects.sends.isEmpty, "the hour's one token is gone")
+        #expect(h.armed == h.now.instant.advanced(by: 5 * second), "the time limit is what the timer waits for")
+        _ = h.fireAtArmedDeadline()
+        let job = try #require(h.scheduler.job(group.id))
+        #expect(job.state == .failed, "a group past its time limit fails, as when its members are slow")
+        #expect(job.group?.members.allSatisfy { $0.delivery.attempts == 0 } == true, "no member spent an attempt")
+        let view = try #require(JobInfo(job, at: h.now).group)
+        #expect(view.members.map(\.state) == [.notStarted, .notStarted, .notStarted])
+    }
+
+    @Test("on_expire and report requests take their target's tokens like any request")
+    func spawnedRequestsAreLimited() throws {
+        var h = try Self.limited("hooks.example") { $0.rate = TargetRate("1/s") }
+        let hook = RequestSpec(method: "POST", url: "https://hooks.example/done", body: "{}", maxAttempts: 1)
+        for key in ["a", "b"] {
+            _ = h.request(.registerCountdown(CountdownSpec(key: key, durationMs: 1_000, ephemeral: true, onExpire: hook)))
+        }
+        let start = h.now.instant.advanced(by: 1 * second)
+        let expired = h.fireAtArmedDeadline()
+        #expect(expired.sends.count == 1, "one hook now, the other waits for the next token")
+        let (_, submitted) = h.submitted(
+            SubmitSpec(
+                request: RequestSpec(method: "POST", url: "https://api.example/orders", body: "{}", maxAttempts: 1), dedupeWindowMs: 0,
+                ephemeral: true, onSuccess: hook))
+        let order = try #require(submitted.sends.first, "api.example has no limit")
+        let answered = h.handle(.httpFinished(order.job, attempt: order.attempt, .response(HTTPAnswer(status: 200))))
+        #expect(answered.sends.isEmpty, "the success report waits for the target's token too")
+        var hooks: [Int64] = []
+        for _ in 0..<6 where h.armed != nil {
+            for send in h.fireAtArmedDeadline().sends where send.request.url.hasPrefix("https://hooks.example") {
+                hooks.append(h.now.instant.nanoseconds(since: start))
+                _ = h.answer(send, status: 200, json: nil)
+            }
+        }
+        #expect(hooks == [1 * second, 2 * second], "the second hook and the report, a token each")
+    }
+
     @Test("a 429 with Retry-After pauses the whole target, the other jobs too; the answer still counts for its own job")
     func retryAfterPausesTarget() throws {
         var h = Harness()

@@ -17,6 +17,9 @@ public struct HTTPSend: Sendable, Hashable {
     public var signing: WebhookSigning?
     /// The target's private CA or client certificate, when it has one; the scheduler sets it.
     public var tls: TargetTLS?
+    /// The target's rate, when it has one, which the request is held to as it is written; the
+    /// scheduler sets it.
+    public var pace: WirePace?
 
     public init(job: JobID, attempt: UInt32, request: HTTPRequestSpec, parseJSON: Bool, keepHeaders: Bool = false) {
         self.job = job

@@ -72,6 +72,7 @@ extension Scheduler {
         let limits = configuration.targets.limits(for: target)
         send.acceptCompressed = limits.decompress
         send.tls = limits.tls
+        send.pace = limits.rate.map { WirePace(target: target, intervalNanos: $0.intervalNanos, burst: limits.burst) }
         if let secrets = limits.signing {
             // A group member is a message of its own, and so is each poll of a poll job; a request
             // job's retries are the same message.

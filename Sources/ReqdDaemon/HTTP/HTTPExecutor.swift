@@ -208,7 +208,7 @@ public final class HTTPExecutor: Sendable {
             sameOriginOnly: settings.maxRedirects > 0 && (send.signing != nil || send.tls?.clientCertPEM != nil))
         let via = settings.proxies.proxy(for: send.request.url).flatMap { proxied[$0] } ?? client
         let started = SystemClock.now().instant
-        recorder.expect(AttemptAddressRecorder.tag(job: key.job.rawValue, attempt: key.attempt))
+        recorder.expect(AttemptAddressRecorder.tag(job: key.job.rawValue, attempt: key.attempt), pace: send.pace)
         let task = via.execute(request: request, delegate: delegate)
         state.withLock { $0.slots[key] = .running(task) }
         let (parseJSON, keepHeaders) = (send.parseJSON, send.keepHeaders)

@@ -36,10 +36,12 @@ import ReqdProtocol
 ///   suite burst-lateness --count N [--bursts B]   the countdowns in that shape: B bursts of N
 ///                                  countdowns, each burst due on one whole second; the lateness
 ///                                  of 1,000 of each burst, watched
-///   suite retained --url URL [--count N] [--kind K]   RSS per ended, retained job: N durable
-///                                  jobs (default 100,000, the default jobs.max_retained), a third
-///                                  each of countdowns, submits and polls to URL, all ended and
-///                                  kept; with --kind countdown|submit|poll, only that kind
+///   suite retained --url URL [--count N] [--kind K] [--ephemeral]   RSS per ended, retained
+///                                  job: N durable jobs (default 100,000, the default
+///                                  jobs.max_retained), a third each of countdowns, submits and
+///                                  polls to URL, all ended and kept; with --kind
+///                                  countdown|submit|poll, only that kind; with --ephemeral, every
+///                                  job ephemeral (its attempt log in memory)
 func suiteBench() {
     do {
         let clients = Int(option("--clients") ?? "") ?? 1
@@ -90,7 +92,9 @@ func suiteBench() {
             let kinds = ["countdown", "submit", "poll"]
             let only = option("--kind")
             guard only.map(kinds.contains) ?? true else { throw BenchError("--kind takes countdown, submit or poll") }
-            try retainedMemory(url: url, count: count, kinds: only.flatMap(kinds.firstIndex(of:)).map { [$0] } ?? [0, 1, 2])
+            try retainedMemory(
+                url: url, count: count, kinds: only.flatMap(kinds.firstIndex(of:)).map { [$0] } ?? [0, 1, 2],
+                ephemeral: arguments.contains("--ephemeral"))
         default:
             throw BenchError("suite: unknown measurement '\(arguments.dropFirst(2).first ?? "")'")
         }
@@ -299,9 +303,10 @@ private func restartToReady(count: Int, keepingStateIn copy: String? = nil) thro
 
 /// RSS above the idle daemon per ended job it keeps, at `count` retained jobs: a third each of
 /// countdowns (1 ms), submits (`max_attempts` 1) and polls whose condition holds on the first
-/// answer, all durable, to `url` (bench/nginx.sh's 48-byte JSON file), each with its own query.
-/// Each submit and poll keeps that answer as its result.
-private func retainedMemory(url: String, count: Int, kinds: [Int]) throws {
+/// answer, all durable (or all `ephemeral`, which keep their attempt logs in memory), to `url`
+/// (bench/nginx.sh's 48-byte JSON file), each with its own query. Each submit and poll keeps that
+/// answer as its result.
+private func retainedMemory(url: String, count: Int, kinds: [Int], ephemeral: Bool) throws {
     let daemon = try DaemonUnderTest(
         binary: reqdPath, extraArguments: ["--set", "jobs.max_retained=\(count)", "--set", "http.max_connections_per_host=64"])
     defer { daemon.stop() }
@@ -309,11 +314,13 @@ private func retainedMemory(url: String, count: Int, kinds: [Int]) throws {
     let idle = daemon.residentBytes
     let start = now()
     try pipeline(socket: daemon.socket, count: count, connections: 4) { index, _, _ in
-        switch kinds[index % kinds.count] {
-        case 0: "\"op\":\"register-countdown\",\"duration_ms\":1"
-        case 1: "\"op\":\"submit\",\"url\":\"\(url)?s=\(index)\",\"max_attempts\":1"
-        default: "\"op\":\"register-poll\",\"url\":\"\(url)?p=\(index)\",\"every_ms\":1000,\"until\":\"/state == \\\"running\\\"\""
-        }
+        let job =
+            switch kinds[index % kinds.count] {
+            case 0: "\"op\":\"register-countdown\",\"duration_ms\":1"
+            case 1: "\"op\":\"submit\",\"url\":\"\(url)?s=\(index)\",\"max_attempts\":1"
+            default: "\"op\":\"register-poll\",\"url\":\"\(url)?p=\(index)\",\"every_ms\":1000,\"until\":\"/state == \\\"running\\\"\""
+            }
+        return ephemeral ? job + ",\"ephemeral\":true" : job
     }
     let status = try BenchSocket(path: daemon.socket)
     var ended: [String: [String: Int]] = [:]
