@@ -6,11 +6,12 @@ import Testing
 /// header and machine, so the memory per countdown in BENCHMARKS.md rests on these sizes staying small.
 @Suite("Job layout")
 struct JobLayoutTests {
-    @Test("a countdown's slot stays small inline: its header and its machine; ended-job fields are boxed")
+    @Test("a countdown's slot stays small inline: its header and its machine; what only some ended jobs have is boxed")
     func inlineSizes() {
         #expect(MemoryLayout<Countdown>.size <= 32)
-        #expect(MemoryLayout<JobHeader>.stride <= 80)
-        #expect(MemoryLayout<JobSlot<Countdown>>.stride <= 112)
+        // 88: the end time is inline (BENCHMARKS.md, "Retained jobs").
+        #expect(MemoryLayout<JobHeader>.stride <= 88)
+        #expect(MemoryLayout<JobSlot<Countdown>>.stride <= 120)
     }
 
     @Test("the boxed fields of an ended job read back what was set, each independently")

@@ -159,3 +159,30 @@ struct JobTableTests {
         #expect(table.holder(ofKey: "k", owner: 1000) == JobID("cd_b"))
     }
 }
+
+@Suite("A job's machine is changed in its own kind's table only")
+struct JobTableKindTests {
+    @Test("polls' attempt logs and a request's report never make room in another kind's table")
+    func noRoomElsewhere() throws {
+        var h = Harness()
+        for index in 0..<40 {
+            var spec = pollSpec(every: 1_000, ephemeral: true, follow: false)
+            spec.url = "https://api.example/jobs/\(index)"
+            let poll = h.poll(spec)
+            let send = try #require(poll.effects.sends.first)
+            _ = h.answer(send, json: .remote(state: "running"))
+        }
+        #expect(h.scheduler.table.polls.count == 40)
+        #expect(h.scheduler.table.polls[h.scheduler.table.polls.keys.first!]?.machine.log.entries.count == 1, "each poll logged its answer")
+        #expect(h.scheduler.table.deliveries.capacity == 0, "the request table has no room made for polls")
+        let hook = RequestSpec(method: "POST", url: "https://hooks.example/done", body: "{}", maxAttempts: 1)
+        let (_, submitted) = h.submitted(
+            SubmitSpec(
+                request: RequestSpec(method: "POST", url: "https://api.example/orders", body: "{}", maxAttempts: 1), dedupeWindowMs: 0,
+                ephemeral: true, onSuccess: hook))
+        let order = try #require(submitted.sends.first)
+        _ = h.handle(.httpFinished(order.job, attempt: order.attempt, .response(HTTPAnswer(status: 200))))
+        #expect(h.scheduler.table.deliveries.count == 2, "the order and its report")
+        #expect(h.scheduler.table.countdowns.capacity == 0 && h.scheduler.table.groups.capacity == 0, "nor the countdown and group tables for a report")
+    }
+}

@@ -157,6 +157,26 @@ struct ShrinkTests {
         #expect(h.armed == nil, "an ended job's retention needs no timer, and one end arms no pass")
     }
 
+    @Test("the windows of 5,000 ended submits' fingerprints run out after their jobs' own pass: a pass then gives the dedupe index's room back")
+    func dedupeShrinks() {
+        var h = Harness()
+        for index in 0..<5_000 {
+            let spec = SubmitSpec(request: RequestSpec(method: "POST", url: "https://api.example/o/\(index)", body: "{}", maxAttempts: 1), ephemeral: true)
+            for send in h.submitted(spec).effects.sends {
+                _ = h.handle(.httpFinished(send.job, attempt: send.attempt, .response(HTTPAnswer(status: 200))))
+            }
+        }
+        let peak = h.scheduler.dedupe.capacity
+        #expect(peak >= 10_000, "both maps hold each fingerprint")
+        var fired = 0
+        while h.armed != nil, fired < 10_000 {
+            _ = h.fireAtArmedDeadline()
+            fired += 1
+        }
+        #expect(h.scheduler.dedupe.isEmpty)
+        #expect(h.scheduler.dedupe.capacity * 16 < peak, "room for \(h.scheduler.dedupe.capacity) of \(peak)")
+    }
+
     @Test("a pass gets past 40 scopes of 1,100 active jobs each: looking at a split set costs one unit, not one per shard")
     func manySplitSets() {
         var h = Self.countdowns(45 * 1_100, scopes: 45)

@@ -44,6 +44,10 @@ public struct ShardedDictionary<Key: ShardKey, Value>: Sequence {
     }
 
     /// The value for `key`; set to nil to remove it. Changes happen in place.
+    ///
+    /// A change through it (`table[key]?.field = …`) makes room for `key` before it looks, as a
+    /// `Dictionary` does, even when `key` is missing and nothing is stored: check `contains`
+    /// first where the key may well be missing.
     public subscript(key: Key) -> Value? {
         get { shards[shard(of: key)][key] }
         _modify {
@@ -64,6 +68,9 @@ public struct ShardedDictionary<Key: ShardKey, Value>: Sequence {
             yield &shards[index][key, default: defaultValue()]
         }
     }
+
+    /// Whether `key` has a value, found without copying it.
+    public func contains(_ key: Key) -> Bool { shards[shard(of: key)].index(forKey: key) != nil }
 
     /// Stores `value` for `key`; returns the value it replaced, nil when the key is new.
     @discardableResult

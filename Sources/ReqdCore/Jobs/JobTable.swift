@@ -16,12 +16,13 @@ struct JobTable: Sendable {
         var key: String
     }
 
-    /// Sharded, so that a table growing past 100,000 jobs never rehashes them all in one turn.
-    var countdowns = ShardedDictionary<JobID, JobSlot<Countdown>>()
-    var polls = ShardedDictionary<JobID, JobSlot<Poll>>()
-    var deliveries = ShardedDictionary<JobID, JobSlot<Delivery>>()
-    var groups = ShardedDictionary<JobID, JobSlot<Group>>()
-    var schedules = ShardedDictionary<JobID, JobSlot<Schedule>>()
+    /// Dense slabs with a sharded index (`JobSlab`): a slot costs about its width, and a table
+    /// growing past 100,000 jobs never rehashes them all in one turn.
+    var countdowns = JobSlab<Countdown>()
+    var polls = JobSlab<Poll>()
+    var deliveries = JobSlab<Delivery>()
+    var groups = JobSlab<Group>()
+    var schedules = JobSlab<Schedule>()
 
     /// Every job by owner, state, kind, scope and key, oldest first, for `list`.
     var listIndex = ListIndex()

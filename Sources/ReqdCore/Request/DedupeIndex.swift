@@ -9,6 +9,9 @@ struct DedupeIndex: Sendable {
     /// Whether nothing is remembered.
     var isEmpty: Bool { jobs.isEmpty && keys.isEmpty }
 
+    /// The entries both maps have room for.
+    var capacity: Int { jobs.capacity + keys.capacity }
+
     /// The job an identical request made inside its window.
     func job(for key: DedupeKey) -> JobID? { jobs[key] }
 

@@ -50,6 +50,7 @@ extension Delivery {
         if case .held(let why) = step { return hold(why) }
         var action = JobAction(network: .reachable, result: answer.map { $0.kept(configuration.resultBodyBytes) })
         action.attempt = AttemptInfo(number: number, started: started, outcome, address: address, at: now)
+        action.attempt?.shareHeaders(with: action.result)
         switch step {
         case .held:
             break

@@ -100,8 +100,7 @@ extension Scheduler {
             // overdue, and waits for a catch-up slot (`CatchupPacer`) even once its commit is done.
             let late = table.countdowns[id].map { now.instant.nanoseconds(since: $0.machine.deadline) > CatchupPacer.overdueAfter }
             let job = spawnedJob(report, of: parent, catchUp: late ?? false, at: now)
-            table.countdowns[id]?.machine.spawned = job.id
-            table.groups[id]?.machine.spawned = job.id
+            table.setSpawned(job.id, of: id)
             spawned = job
         }
         finish(id, as: end.state, reason: nil, replacedBy: nil, at: now, into: &effects)

@@ -111,8 +111,7 @@ extension Scheduler {
         if storeHoldsAttempts(durable: header.durable, kind: header.kind, active: header.isActive) {
             effects.append(.persist(.attemptAddress(id.rawValue, number: Int(attempt), address: address)))
         } else {
-            table.deliveries[id]?.machine.log.setAddress(address, ofAttempt: Int(attempt))
-            table.polls[id]?.machine.log.setAddress(address, ofAttempt: Int(attempt))
+            table.withAttemptLog(id) { $0.setAddress(address, ofAttempt: Int(attempt)) }
         }
     }
 
@@ -125,9 +124,9 @@ extension Scheduler {
     /// Writes the attempts a durable poll holds that the store does not have; with `releasing`
     /// (the poll ended) its log leaves memory, since the store now has all of it.
     mutating func persistPollAttempts(_ id: JobID, releasing: Bool, into effects: inout [SchedulerEffect]) {
-        guard let unwritten = table.polls[id]?.machine.log.takeUnwritten() else { return }
+        guard id.kind == .poll, let unwritten = table.withAttemptLog(id, { $0.takeUnwritten() }) else { return }
         for attempt in unwritten { effects.append(.persist(.attempt(id.rawValue, attempt))) }
-        if releasing { table.polls[id]?.machine.log = AttemptLog() }
+        if releasing { table.withAttemptLog(id) { $0 = AttemptLog() } }
     }
 
     /// At shutdown: every active durable poll's attempts that the store does not have yet.
@@ -198,8 +197,7 @@ extension Scheduler {
             if let header = table[id], storeHoldsAttempts(durable: header.durable, kind: header.kind, active: header.isActive) {
                 effects.append(.persist(.attempt(id.rawValue, attempt)))
             } else {
-                table.deliveries[id]?.machine.log.append(attempt)
-                table.polls[id]?.machine.log.append(attempt)
+                table.withAttemptLog(id) { $0.append(attempt) }
             }
         }
         if !action.persist.isEmpty, table[id]?.durable == true {

@@ -212,7 +212,9 @@ public struct Scheduler: Sendable {
             case .job(let id):
                 jobTimerFired(id, at: now, into: &effects)
             case .dedupe(let id):
-                dedupe.forget(id)
+                // A burst of submits leaves its fingerprints behind it: once enough of their
+                // windows have ended, a shrink pass gives the index's room back.
+                if dedupe.forget(id) { shrinking.removed() }
             case .probe:
                 probeTimerFired(at: now, into: &effects)
             case .retention:

@@ -19,7 +19,7 @@ public struct AttemptInfo: Codable, Sendable, Hashable {
     public var status: Int?
     /// Why the attempt failed, when it did.
     public var error: String?
-    private var headerLines: HeaderLines?
+    private(set) var headerLines: HeaderLines?
     /// Whether headers were left out to stay within `headerBytes`.
     public var headersTruncated: Bool?
 
@@ -41,6 +41,14 @@ public struct AttemptInfo: Codable, Sendable, Hashable {
     public var headers: [String]? {
         get { headerLines?.lines }
         set { headerLines = newValue.map(HeaderLines.init) }
+    }
+
+    /// Holds the headers in the storage of `result`'s when both are the same lines, as the answer
+    /// a job keeps and its last attempt's are: an ended job that keeps its log in memory then
+    /// pays for its answer's headers once.
+    public mutating func shareHeaders(with result: HTTPResult?) {
+        guard let shared = result?.headerLines, headerLines == shared else { return }
+        headerLines = shared
     }
 
     enum CodingKeys: String, CodingKey {

@@ -1,7 +1,7 @@
 /// The answer that ended a job: its HTTP status, its headers for request jobs, and the start of its body.
 public struct HTTPResult: Codable, Sendable, Hashable {
     public var status: Int
-    private var headerLines: HeaderLines?
+    private(set) var headerLines: HeaderLines?
     /// The body as text (invalid UTF-8 replaced), cut to the configured size.
     public var body: String
     /// Whether `body` was cut.

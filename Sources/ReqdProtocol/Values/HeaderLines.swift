@@ -10,6 +10,13 @@ struct HeaderLines: Sendable, Hashable {
         joined = lines.joined(separator: "\n")
     }
 
+    /// Whether both hold their text in one allocation.
+    func sharesStorage(with other: HeaderLines) -> Bool {
+        let mine = joined.utf8.withContiguousStorageIfAvailable { $0.baseAddress }
+        let theirs = other.joined.utf8.withContiguousStorageIfAvailable { $0.baseAddress }
+        return mine != nil && mine == theirs
+    }
+
     var lines: [String] {
         joined.isEmpty ? [] : joined.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     }

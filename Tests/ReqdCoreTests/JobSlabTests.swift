@@ -1,0 +1,108 @@
+import ReqdProtocol
+import Testing
+@testable import ReqdCore
+
+/// A countdown slot for `id`, its deadline the value the tests follow.
+private func slot(_ id: JobID, _ value: Int64) -> JobSlot<Countdown> {
+    JobSlot(
+        header: JobHeader(
+            id: id, kind: .countdown, owner: 1000, key: nil, scope: nil, durable: false, createdAt: WallTime(nanosecondsSinceEpoch: 0),
+            state: .active),
+        machine: Countdown(deadline: Instant(nanoseconds: value), tick: 1, lateBy: nil))
+}
+
+private func id(_ index: Int) -> JobID { JobID("cd_\(String(index, radix: 32).leftPadded(to: 10))") }
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
+}
+
+@Suite("JobSlab: a kind's jobs in a dense slab behind a small index")
+struct JobSlabTests {
+    /// The slab as a dictionary of deadlines, walked through its sequence.
+    private static func contents(_ slab: JobSlab<Countdown>) -> [JobID: Int64] {
+        Dictionary(uniqueKeysWithValues: slab.map { ($0.key, $0.value.machine.deadline.nanoseconds) })
+    }
+
+    @Test("200,000 random adds, changes in place and removals agree with a Dictionary at every check, and the slab stays dense")
+    func likeADictionary() {
+        var slab = JobSlab<Countdown>()
+        var plain: [JobID: Int64] = [:]
+        // The held ids again, to pick from at random in O(1).
+        var held: [JobID] = []
+        var random = SystemRandomNumberGenerator()
+        var next = 0
+        for step in 0..<200_000 {
+            let roll = Int.random(in: 0..<10, using: &random)
+            if roll < 5 || plain.isEmpty {
+                // A new job.
+                let new = id(next)
+                next += 1
+                slab[new] = slot(new, Int64(step))
+                plain[new] = Int64(step)
+                held.append(new)
+            } else if roll < 7 {
+                // A change in place of a held job, and of one not held, which changes nothing.
+                let changed = held.randomElement(using: &random)!
+                slab[changed]?.machine.deadline = Instant(nanoseconds: -Int64(step))
+                plain[changed] = -Int64(step)
+                slab[id(next + 1_000_000)]?.machine.deadline = Instant(nanoseconds: 1)
+            } else if roll < 9 {
+                let place = Int.random(in: held.indices, using: &random)
+                let gone = held[place]
+                held.swapAt(place, held.count - 1)
+                held.removeLast()
+                if roll == 7 {
+                    #expect(slab.removeValue(forKey: gone)?.machine.deadline.nanoseconds == plain[gone])
+                } else {
+                    slab[gone] = nil
+                }
+                plain[gone] = nil
+                #expect(slab.removeValue(forKey: gone) == nil)
+            } else {
+                let probe = Bool.random(using: &random) ? held.randomElement(using: &random)! : id(next + 5)
+                #expect(slab[probe]?.machine.deadline.nanoseconds == plain[probe])
+                #expect(slab.contains(probe) == (plain[probe] != nil))
+            }
+            if step % 20_000 == 0 || step == 199_999 {
+                #expect(slab.count == plain.count)
+                #expect(Self.contents(slab) == plain)
+                // Dense: every chunk but the last full, and at most one empty chunk's room spare.
+                #expect(slab.capacity <= (plain.count / JobSlab<Countdown>.chunkSize + 2) * JobSlab<Countdown>.chunkSize)
+            }
+        }
+        for key in Array(plain.keys) {
+            #expect(slab.removeValue(forKey: key) != nil)
+        }
+        #expect(slab.isEmpty && Array(slab).isEmpty)
+    }
+
+    @Test("a change to an id not held leaves an empty table without storage")
+    func missingChangesNothing() {
+        var slab = JobSlab<Countdown>()
+        slab[id(1)]?.machine.deadline = Instant(nanoseconds: 5)
+        #expect(slab.isEmpty && slab.capacity == 0 && !slab.contains(id(1)))
+    }
+
+    @Test("a bulk load after reserving keeps every job; a shrink pass gives back the index of a table emptied, and the table works after")
+    func reserveAndShrink() {
+        var slab = JobSlab<Countdown>()
+        slab.reserveCapacity(50_000)
+        for index in 0..<50_000 { slab[id(index)] = slot(id(index), Int64(index)) }
+        #expect(slab.count == 50_000 && slab[id(31_337)]?.machine.deadline.nanoseconds == 31_337)
+        for index in 0..<49_990 { slab[id(index)] = nil }
+        var budget = ShrinkBudget()
+        budget.left = .max
+        var next = 0
+        #expect(slab.shrink(from: &next, &budget))
+        #expect(budget.freedBytes > 0, "the sparse index shards were rebuilt smaller")
+        #expect(Self.contents(slab) == Dictionary(uniqueKeysWithValues: (49_990..<50_000).map { (id($0), Int64($0)) }))
+        for index in 49_990..<50_000 { slab[id(index)] = nil }
+        var emptied = ShrinkBudget()
+        next = 0
+        #expect(slab.shrink(from: &next, &emptied))
+        #expect(slab.capacity == 0)
+        slab[id(7)] = slot(id(7), 7)
+        #expect(slab[id(7)]?.machine.deadline.nanoseconds == 7 && slab.count == 1)
+    }
+}
