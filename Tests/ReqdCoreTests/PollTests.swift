@@ -99,6 +99,11 @@ struct PollTests {
         #expect(view.job.state == .succeeded)
         #expect(view.job.result?.status == 200)
         #expect(view.job.poll?.polls == 1)
+        // The ended poll keeps its condition's text for status, not the parsed clauses.
+        #expect(view.job.poll?.until == #"/state == "done" && status == 200"#)
+        let parsed = try? PollCondition(parsing: #"/state == "done" && status == 200"#)
+        #expect(h.scheduler.table.polls[id]?.machine.condition == parsed?.retired)
+        #expect(parsed?.retired != parsed)
     }
 
     @Test("progress only moves forward: a lower value is dropped and logged, an equal one is no news")

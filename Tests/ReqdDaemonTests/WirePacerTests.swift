@@ -4,6 +4,7 @@ import NIOHTTP1
 import NIOHTTPCompression
 import ReqdCore
 @testable import ReqdDaemon
+import Synchronization
 import Testing
 
 private let ms: Int64 = 1_000_000
@@ -17,6 +18,16 @@ private func busiestSecond(_ instants: [Int64]) -> Int {
         most = max(most, index - first + 1)
     }
     return most
+}
+
+/// Takes a close of the input only as a socket does, leaving the channel open for writes.
+private final class HalfClose: ChannelOutboundHandler {
+    typealias OutboundIn = Any
+
+    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        guard mode == .input else { return context.close(mode: mode, promise: promise) }
+        promise?.succeed(())
+    }
 }
 
 @Suite("Requests held to their target's rate as they are written")
@@ -135,5 +146,89 @@ struct WirePacerTests {
         loop.advanceTime(by: .milliseconds(1))
         #expect(try uris() == ["/c", "c", "end"], "released whole, in order, at its instant")
         _ = try channel.finish()
+    }
+
+    @Test("a reload that changes a target's rate starts its bucket full: what the old rate owed is not carried over")
+    func rateChange() {
+        var pacer = WirePacer()
+        let slow = WirePace(target: "t:80", intervalNanos: 100 * ms, burst: 1)
+        #expect(pacer.reserve(slow, at: 0) == 0)
+        #expect(pacer.reserve(slow, at: 0) == 100 * ms)
+        // The new rate's bucket is full at once, though the old one owed 200 ms.
+        let fast = WirePace(target: "t:80", intervalNanos: 5 * ms, burst: 2)
+        #expect(pacer.reserve(fast, at: 1 * ms) == 1 * ms)
+        #expect(pacer.reserve(fast, at: 1 * ms) == 1 * ms)
+        #expect(pacer.reserve(fast, at: 1 * ms) == 6 * ms)
+        // And back: the slow rate starts full again too.
+        #expect(pacer.reserve(slow, at: 2 * ms) == 2 * ms)
+        #expect(pacer.reserve(slow, at: 2 * ms) == 102 * ms)
+    }
+
+    /// Writes a tagged request head and its end on `channel`, returning the head's promise's future.
+    private static func writeRequest(
+        _ tag: String, pace: WirePace?, recorder: AttemptAddressRecorder, on channel: EmbeddedChannel
+    ) -> EventLoopFuture<Void> {
+        recorder.expect(tag, pace: pace)
+        var head = HTTPRequestHead(version: .http1_1, method: .POST, uri: "/\(tag)")
+        head.headers.add(name: AttemptAddressRecorder.header, value: tag)
+        let written = channel.eventLoop.makePromise(of: Void.self)
+        channel.write(HTTPClientRequestPart.head(head), promise: written)
+        channel.write(HTTPClientRequestPart.end(nil), promise: nil)
+        channel.flush()
+        return written.futureResult
+    }
+
+    /// The request heads written out so far, by URI.
+    private static func heads(_ channel: EmbeddedChannel) throws -> [String] {
+        var seen: [String] = []
+        while let part = try channel.readOutbound(as: HTTPClientRequestPart.self) {
+            if case .head(let head) = part { seen.append(head.uri) }
+        }
+        return seen
+    }
+
+    @Test("a redirect's head is the same attempt: it goes at once and the bucket is charged for the attempt once")
+    func redirectChargedOnce() throws {
+        let (channel, recorder, _) = try Self.pipeline()
+        let loop = channel.embeddedEventLoop
+        let pace = WirePace(target: "t:80", intervalNanos: 100 * ms, burst: 1)
+        _ = Self.writeRequest("rq_a 1", pace: pace, recorder: recorder, on: channel)
+        // AsyncHTTPClient writes the redirect's head with the same tag; it is not held.
+        var again = HTTPRequestHead(version: .http1_1, method: .POST, uri: "/moved")
+        again.headers.add(name: AttemptAddressRecorder.header, value: "rq_a 1")
+        channel.write(HTTPClientRequestPart.head(again), promise: nil)
+        channel.flush()
+        #expect(try Self.heads(channel) == ["/rq_a 1", "/moved"])
+        // The next attempt waits one interval, not two.
+        _ = Self.writeRequest("rq_b 1", pace: pace, recorder: recorder, on: channel)
+        loop.advanceTime(by: .milliseconds(99))
+        #expect(try Self.heads(channel) == [])
+        loop.advanceTime(by: .milliseconds(1))
+        #expect(try Self.heads(channel) == ["/rq_b 1"])
+        _ = try channel.finish()
+    }
+
+    @Test("a connection closed while a head is held fails the held writes and sends nothing of them")
+    func closeFailsHeld() throws {
+        let (channel, recorder, _) = try Self.pipeline()
+        // An embedded channel closes whole whatever the mode; a socket's half-close is kept here.
+        try channel.pipeline.syncOperations.addHandler(HalfClose(), position: .first)
+        let loop = channel.embeddedEventLoop
+        let pace = WirePace(target: "t:80", intervalNanos: 100 * ms, burst: 1)
+        let first = Self.writeRequest("rq_a 1", pace: pace, recorder: recorder, on: channel)
+        let second = Self.writeRequest("rq_b 1", pace: pace, recorder: recorder, on: channel)
+        #expect(try Self.heads(channel) == ["/rq_a 1"])
+        try first.wait()
+        let outcome = Mutex<Result<Void, any Error>?>(nil)
+        second.whenComplete { result in outcome.withLock { $0 = result } }
+        // Closing only the input leaves the held request waiting for its instant.
+        channel.pipeline.close(mode: .input, promise: nil)
+        loop.run()
+        #expect(outcome.withLock { $0 } == nil)
+        channel.pipeline.close(mode: .all, promise: nil)
+        loop.run()
+        #expect(throws: ChannelError.ioOnClosedChannel) { try outcome.withLock { $0 }?.get() }
+        loop.advanceTime(by: .milliseconds(200))
+        #expect(try Self.heads(channel) == [], "nothing held was written after the close")
     }
 }

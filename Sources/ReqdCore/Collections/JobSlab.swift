@@ -30,7 +30,7 @@ struct JobSlab<Machine: Sendable>: Sendable, Sequence {
 
     /// One shard of the index: buckets of `place + 1` in the low 32 bits (0 for an empty bucket)
     /// and the id's hash's low 32 bits in the high ones; `buckets.count` is 0 or a power of two.
-    private struct Shard: Sendable {
+    struct Shard: Sendable {
         var buckets: [UInt64] = []
         var count = 0
 
@@ -133,15 +133,30 @@ struct JobSlab<Machine: Sendable>: Sendable, Sequence {
             let hash = Self.hash(id)
             if let found = find(id, hash: hash) {
                 let (chunk, index) = (found.place >> Self.chunkShift, found.place & Self.chunkMask)
+                // Also when the access ends by a throw: a slot set to nil never stays in the slab.
+                defer {
+                    precondition(chunks[chunk][index].map { $0.header.id == id } ?? true, "a slot keeps its id")
+                    if chunks[chunk][index] == nil { removeHole(found) }
+                }
                 yield &chunks[chunk][index]
-                assert(chunks[chunk][index].map { $0.header.id == id } ?? true, "a slot keeps its id")
-                if chunks[chunk][index] == nil { removeHole(found) }
             } else {
                 var slot: Slot?
+                defer {
+                    if let slot {
+                        precondition(slot.header.id == id, "a slot is stored under its own id")
+                        insert(slot, hash: hash)
+                    }
+                }
                 yield &slot
-                if let slot { insert(slot, hash: hash) }
             }
         }
+    }
+
+    /// Runs `body` on the slot of `id` in place, with one lookup; nil when `id` is not held.
+    mutating func modify<R>(_ id: JobID, _ body: (inout Slot) -> R) -> R? {
+        guard let found = find(id, hash: Self.hash(id)) else { return nil }
+        let (chunk, index) = (found.place >> Self.chunkShift, found.place & Self.chunkMask)
+        return body(&chunks[chunk][index]!)
     }
 
     /// Removes `id`; returns its slot when it was held.

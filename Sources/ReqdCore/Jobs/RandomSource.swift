@@ -3,7 +3,7 @@ import ReqdProtocol
 /// A small deterministic generator (SplitMix64) for job ids and, later, jitter.
 ///
 /// The daemon seeds it from the system's entropy; tests seed it with a constant so runs repeat.
-public struct RandomSource: Sendable {
+public struct RandomSource: Sendable, RandomNumberGenerator {
     private var state: UInt64
 
     /// Creates a generator from a seed.

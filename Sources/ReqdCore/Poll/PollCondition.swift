@@ -49,6 +49,15 @@ public struct PollCondition: Sendable, Hashable, CustomStringConvertible {
         source = text
     }
 
+    private init(source: String) {
+        clauses = []
+        self.source = source
+    }
+
+    /// The condition as an ended poll keeps it: its text, which `status` shows, without the
+    /// parsed clauses that only a running poll reads (about 120 bytes of a retained poll).
+    public var retired: PollCondition { PollCondition(source: source) }
+
     /// Whether the condition holds for an answer with this status and (when it parsed) JSON body.
     public func holds(status: Int, body: JSONValue?) -> Bool {
         clauses.allSatisfy { clause in

@@ -172,6 +172,7 @@ extension Scheduler {
             persistProgress(of: ended, at: now, into: &effects)
             if ended.kind == .poll { persistPollAttempts(id, releasing: true, into: &effects) }
         }
+        table.retireMachine(id)
         if state == .dead {
             // Dead letters are kept longer, and leave through the one timer.
             timers.set(.job(id), priority: now.instant.advanced(by: configuration.deadRetentionNanos))

@@ -136,7 +136,8 @@ final class AttemptAddressRecorder: Sendable {
         }
 
         func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
-            failHeld(ChannelError.ioOnClosedChannel)
+            // A half-close of the input leaves the connection writing: what is held still goes.
+            if mode != .input { failHeld(ChannelError.ioOnClosedChannel) }
             context.close(mode: mode, promise: promise)
         }
 

@@ -9,25 +9,36 @@ import ReqdCore
 /// the connections did to the requests between the token and the wire. While the writes keep to
 /// the scheduler's tokens, which is nearly always, no write waits.
 struct WirePacer: Sendable {
-    /// When each target's bucket is empty again, on the clock the writes are read from.
-    private var theoretical: [String: Int64] = [:]
+    /// A target's bucket: when it is empty again, on the clock the writes are read from, and the
+    /// rate it was filled at.
+    private struct Bucket: Sendable {
+        var empty: Int64
+        var intervalNanos: Int64
+        var burst: Int
+    }
+
+    private var buckets: [String: Bucket] = [:]
     /// Past this many targets, a reservation forgets those whose bucket is full again.
     private var sweepAbove = 1_024
 
     /// The instant a write of `pace`'s target at `now` may go (`now` itself unless the bucket is
-    /// full), counted in the bucket.
+    /// full), counted in the bucket. A rate changed by a reload starts a full bucket, as the
+    /// scheduler's does: what the old rate owed is not carried over.
     mutating func reserve(_ pace: WirePace, at now: Int64) -> Int64 {
         let tolerance = pace.intervalNanos * Int64(pace.burst - 1)
-        let empty = theoretical[pace.target] ?? now
+        var empty = now
+        if let bucket = buckets[pace.target], bucket.intervalNanos == pace.intervalNanos, bucket.burst == pace.burst {
+            empty = bucket.empty
+        }
         let at = max(now, empty - tolerance)
-        theoretical[pace.target] = max(empty, at) + pace.intervalNanos
-        if theoretical.count > sweepAbove {
-            theoretical = theoretical.filter { $0.value > now }
-            sweepAbove = max(1_024, theoretical.count * 2)
+        buckets[pace.target] = Bucket(empty: max(empty, at) + pace.intervalNanos, intervalNanos: pace.intervalNanos, burst: pace.burst)
+        if buckets.count > sweepAbove {
+            buckets = buckets.filter { $0.value.empty > now }
+            sweepAbove = max(1_024, buckets.count * 2)
         }
         return at
     }
 
     /// How many targets the pacer remembers.
-    var targets: Int { theoretical.count }
+    var targets: Int { buckets.count }
 }

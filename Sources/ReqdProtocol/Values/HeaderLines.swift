@@ -10,8 +10,10 @@ struct HeaderLines: Sendable, Hashable {
         joined = lines.joined(separator: "\n")
     }
 
-    /// Whether both hold their text in one allocation.
+    /// Whether both hold their text in one allocation; false for text short enough to be held
+    /// inline, which has none.
     func sharesStorage(with other: HeaderLines) -> Bool {
+        guard joined.utf8.count > 15 else { return false }
         let mine = joined.utf8.withContiguousStorageIfAvailable { $0.baseAddress }
         let theirs = other.joined.utf8.withContiguousStorageIfAvailable { $0.baseAddress }
         return mine != nil && mine == theirs
