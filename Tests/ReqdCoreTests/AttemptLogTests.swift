@@ -191,6 +191,13 @@ struct AttemptLogTests {
         #expect(restarted.scheduler.job(id)?.poll?.log.entries.isEmpty == true, "once ended, only the store has it")
         let log = try restarted.attempts(of: id.rawValue)
         #expect(log.map(\.status) == [503, 503, 503, 200])
+        // Read back once ended, the poll keeps its condition's text only, as when it ended here;
+        // read back while it ran, it had the parsed clauses it runs on.
+        let condition = try PollCondition(parsing: "status == 200")
+        #expect(h.restarted(after: 1 * second).0.scheduler.table.polls[id]?.machine.condition == condition)
+        let (ended, _) = restarted.restarted(after: 1 * second)
+        #expect(ended.scheduler.job(id)?.state == .succeeded)
+        #expect(ended.scheduler.table.polls[id]?.machine.condition == condition.retired)
     }
 
     @Test("once the daemon is stopping, a durable poll's answers go to the store as they come")

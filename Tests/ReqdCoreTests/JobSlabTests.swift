@@ -175,11 +175,16 @@ struct JobSlabTests {
         let before = Self.contents(original)
         var copy = original
         copy[id(5)]?.machine.deadline = Instant(nanoseconds: -5)
-        copy[id(2_999)] = nil
+        // A removal from the middle moves the last slot into the hole: in the copy only.
+        copy[id(1_500)] = nil
         copy[id(9_000)] = slot(id(9_000), 9_000)
         _ = copy.modify(id(7)) { $0.machine.deadline = Instant(nanoseconds: -7) }
         #expect(Self.contents(original) == before)
         #expect(copy[id(5)]?.machine.deadline.nanoseconds == -5 && copy[id(7)]?.machine.deadline.nanoseconds == -7)
-        #expect(copy.count == 3_000 && !copy.contains(id(2_999)) && copy.contains(id(9_000)))
+        #expect(copy.count == 3_000 && !copy.contains(id(1_500)) && copy.contains(id(9_000)))
+        #expect(copy[id(2_999)]?.machine.deadline.nanoseconds == 2_999, "the moved slot is found in its new place")
+        var shrunk = original
+        shrunk[id(0)] = nil
+        #expect(Self.contents(original) == before && shrunk.count == 2_999)
     }
 }

@@ -204,7 +204,10 @@ struct JobSlab<Machine: Sendable>: Sendable, Sequence {
         let mask = shards[shard].mask
         var index = Int(truncatingIfNeeded: hash & 0xFFFF_FFFF) & mask
         let old = UInt64(count + 1)
-        while shards[shard].buckets[index] & 0xFFFF_FFFF != old { index = (index + 1) & mask }
+        while shards[shard].buckets[index] & 0xFFFF_FFFF != old {
+            precondition(shards[shard].buckets[index] != 0, "a held slot has its index entry")
+            index = (index + 1) & mask
+        }
         shards[shard].buckets[index] = (hash & 0xFFFF_FFFF) << 32 | UInt64(found.place + 1)
     }
 
@@ -274,7 +277,9 @@ struct JobSlab<Machine: Sendable>: Sendable, Sequence {
 
         mutating func next() -> (key: JobID, value: Slot)? {
             while chunk < chunks.count {
-                if index < chunks[chunk].count, let slot = chunks[chunk][index] {
+                if index < chunks[chunk].count {
+                    // Places below `count` are never empty: a removal moves the last slot in.
+                    guard let slot = chunks[chunk][index] else { preconditionFailure("an empty place inside the slab") }
                     index += 1
                     return (slot.header.id, slot)
                 }
@@ -287,4 +292,7 @@ struct JobSlab<Machine: Sendable>: Sendable, Sequence {
 
     /// Every job as its id and slot, in no particular order.
     func makeIterator() -> Iterator { Iterator(chunks: chunks) }
+
+    /// Exact, so that `map` and `keys` allocate their arrays once.
+    var underestimatedCount: Int { count }
 }

@@ -18,6 +18,8 @@ extension Job {
         case .poll:
             guard var poll = detail.poll?.resumed(at: now, createdAt: record.createdAt, maxBackoff: maxPollBackoff) else { return nil }
             if let attempts = record.attempts { poll.log = AttemptLog(written: attempts) }
+            // An ended poll read back keeps its condition as one that ended here does.
+            if record.state != .active { poll.condition = poll.condition.retired }
             work = .poll(poll)
         case .request:
             guard let delivery = detail.request?.resumed(at: now, createdAt: record.createdAt) else { return nil }

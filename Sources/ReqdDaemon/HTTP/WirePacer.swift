@@ -7,7 +7,9 @@ import ReqdCore
 /// would overfill the bucket is given the instant it may go instead, and the bucket counts it
 /// there, so the writes of each target hold every window of a second to `rate + burst` whatever
 /// the connections did to the requests between the token and the wire. While the writes keep to
-/// the scheduler's tokens, which is nearly always, no write waits.
+/// the scheduler's tokens, no write waits, except that a token the scheduler handed out late
+/// (up to one interval, which its bucket forgives) can make the next write wait that long: the
+/// rate is kept, not the bucket's slack.
 struct WirePacer: Sendable {
     /// A target's bucket: when it is empty again, on the clock the writes are read from, and the
     /// rate it was filled at.
