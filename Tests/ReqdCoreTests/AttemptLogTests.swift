@@ -183,6 +183,9 @@ struct AttemptLogTests {
         #expect(written(h) == 3, "a clean stop writes what the store lacks")
         var (restarted, restoreEffects) = h.restarted(after: 1 * second)
         #expect(restarted.scheduler.job(id)?.poll?.log.entries.count == 3 && restarted.scheduler.job(id)?.poll?.log.unwritten == 0)
+        // Read back while it runs, it has the parsed clauses it runs on.
+        let condition = try PollCondition(parsing: "status == 200")
+        #expect(restarted.scheduler.table.polls[id]?.machine.condition == condition)
         restarted.persisted = h.persisted + restarted.persisted
         let resent = restarted.nextSend(after: restoreEffects)
         let again = try #require(resent)
@@ -191,10 +194,7 @@ struct AttemptLogTests {
         #expect(restarted.scheduler.job(id)?.poll?.log.entries.isEmpty == true, "once ended, only the store has it")
         let log = try restarted.attempts(of: id.rawValue)
         #expect(log.map(\.status) == [503, 503, 503, 200])
-        // Read back once ended, the poll keeps its condition's text only, as when it ended here;
-        // read back while it ran, it had the parsed clauses it runs on.
-        let condition = try PollCondition(parsing: "status == 200")
-        #expect(h.restarted(after: 1 * second).0.scheduler.table.polls[id]?.machine.condition == condition)
+        // Read back once ended, the poll keeps its condition's text only, as when it ended here.
         let (ended, _) = restarted.restarted(after: 1 * second)
         #expect(ended.scheduler.job(id)?.state == .succeeded)
         #expect(ended.scheduler.table.polls[id]?.machine.condition == condition.retired)

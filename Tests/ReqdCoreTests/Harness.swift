@@ -190,6 +190,7 @@ extension Harness {
         restarted.now = now
         restarted.advance(down)
         restarted.scheduler = Scheduler(configuration: configuration, seed: 1, now: restarted.now)
+        restarted.scheduler.zones = scheduler.zones
         restarted.openConnections()
         let effects = restarted.handle(.restore(storedRecords.filter(keeping)))
         return (restarted, effects)

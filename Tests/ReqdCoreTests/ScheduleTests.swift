@@ -287,6 +287,37 @@ struct ScheduleCancelTests {
         #expect(h.armed == h.now.instant.advanced(by: 3_600 * second))
     }
 
+    @Test("a cron schedule in a zone elapses on its fields by that zone's wall clock, runs, and comes back from the store the same")
+    func cronInAZone() {
+        let database = ZoneDatabase()
+        var h = Harness()
+        h.scheduler.zones = ZoneProvider(named: { try? database.zone(named: $0) }, local: { .utc })
+        // 09:30 on weekdays in Berlin, UTC+1 in January; 1_800_000_000 s is Friday 2027-01-15T08:00:00Z.
+        let id = h.schedule(
+            ScheduleSpec(
+                cron: "30 9 * * 1-5", tz: "Europe/Berlin", request: RequestSpec(method: "POST", url: "https://hooks.example/standup", maxAttempts: 1),
+                key: "standup", follow: true))
+        let friday: Int64 = 1_800_000_000 + 1_800
+        let days = { (offsets: [Int64]) in offsets.map { WallTime(nanosecondsSinceEpoch: (friday + $0 * 86_400) * second) } }
+        #expect(h.scheduleInfo(id)?.zone == "Europe/Berlin")
+        #expect(h.scheduleInfo(id)?.next == days([0, 3, 4]), "Friday, then Monday and Tuesday: no weekend")
+        #expect(h.armed == h.now.instant.advanced(by: 1_800 * second))
+        let effects = h.fireAtArmedDeadline()
+        #expect(effects.events(.elapsed).first?.lateByMs == 0)
+        guard let send = effects.sends.first else {
+            Issue.record("no run")
+            return
+        }
+        #expect(send.request.url == "https://hooks.example/standup" && send.request.method == "POST")
+        _ = h.handle(.httpFinished(send.job, attempt: send.attempt, Fixture.answer(204)))
+        let expression = h.scheduleInfo(id)?.expression
+        let (restarted, _) = h.restarted(after: 1 * second)
+        let info = restarted.scheduleInfo(id)
+        #expect(expression != nil && info?.expression == expression && info?.zone == "Europe/Berlin")
+        #expect(info?.next == days([3, 4, 5]) && info?.runs == 1 && info?.lastOutcome == .succeeded)
+        #expect(restarted.armed == restarted.now.instant.advanced(by: (3 * 86_400 - 1) * second))
+    }
+
     @Test("replace while the run's row is still being written: the replaced run ends superseded once its commit is done")
     func replaceAStagedRun() {
         var h = Harness()

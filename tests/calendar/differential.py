@@ -14,6 +14,10 @@ zone's 2027 clock changes.
   zoneinfo, the system's tzdata, by the rule, and reqd must give exactly those. A difference
   from the direct reference answer is allowed only within a day of a clock change.
 
+At least 300 expressions of each kind are compared (generation goes on past the asked count
+while refused ones leave fewer), and the forms the issue names are checked by name as well as
+by chance (`REQUIRED`): each of those must be accepted and compared.
+
 Usage: differential.py --bin BUILD_BIN [--calendar 320] [--cron 320] [--seed N]
 """
 import argparse
@@ -30,6 +34,22 @@ ZONES = ["UTC", "Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Asi
          "Europe/London", "Pacific/Auckland", "America/Sao_Paulo"]
 ITERATIONS = 50
 DAYS = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"]
+# Expressions each run checks whatever the generator draws: (expression, zone, cron).
+REQUIRED = [
+    ("Mon *-05~07/1 10:00", "Europe/Berlin", False),
+    ("*-02-29 12:00", "America/New_York", False),
+    ("*-*~01 08:00", "UTC", False),
+    ("Mon..Fri 09:00", "Asia/Kolkata", False),
+    ("*-*-* 02:30", "Australia/Lord_Howe", False),
+    ("*:0/30", "Australia/Lord_Howe", False),
+    ("0/4:30", "Europe/Berlin", False),
+    ("*-*-* 12:00:01.5", "UTC", False),
+    ("0 9 * * 1-5", "Europe/Berlin", True),
+    ("30 2 * * *", "America/New_York", True),
+    ("@hourly", "Australia/Lord_Howe", True),
+    ("@daily", "Asia/Kolkata", True),
+]
+MINIMUM = 300
 
 
 def transitions(zone, year_from=2026, year_to=2036):
@@ -264,9 +284,11 @@ def main():
     rng = random.Random(args.seed)
     changes_by_zone = {zone: transitions(zone) for zone in ZONES}
     failures = []
-    stats = {"calendar": 0, "cron": 0, "refused": 0, "dst_differences": 0, "elapses": 0, "reference_gave_up": 0}
+    stats = {"calendar": 0, "cron": 0, "refused": 0, "dst_differences": 0, "elapses": 0, "reference_gave_up": 0,
+             "compared calendar": 0, "compared cron": 0}
 
     def check(expr, zone, cron):
+        """Checks one expression; True once it reached the comparison with the reference."""
         changes = changes_by_zone[zone]
         base = base_time(rng, zone, changes)
         z = ZoneInfo(zone)
@@ -288,7 +310,8 @@ def main():
             if (ours is None) != (normalized is False or normalized is None):
                 failures.append(f"{label}: reqd {'refused' if ours is None else 'accepted'} it, the reference did not")
             stats["refused"] += 1
-            return
+            return False
+        stats["compared cron" if cron else "compared calendar"] += 1
         if not cron and f"{ours[0]} {zone}" != normalized:
             failures.append(f"{label}: normalized {ours[0]!r}, systemd {normalized!r}")
         mine = [t.replace(microsecond=0) for t in ours[1]]
@@ -304,7 +327,7 @@ def main():
                 first = next((i for i, (a, b) in enumerate(zip(compare, want)) if a != b), min(len(compare), len(want)))
                 failures.append(f"{label}: by the rule expected {[t.isoformat() for t in want[first:first + 3]]}, "
                                 f"reqd gave {[t.isoformat() for t in compare[first:first + 3]]} (elapse {first})")
-                return
+                return True
         # The reference asked directly in the zone: the same answers except across a clock change.
         differs = False
         if cron:
@@ -317,7 +340,7 @@ def main():
                     else:
                         failures.append(f"{label}: after {previous.isoformat()} croniter says {theirs.isoformat()}, "
                                         f"reqd {elapse.isoformat()}, with no clock change near")
-                        return
+                        return True
                 previous = elapse
         else:
             direct = systemd(f"{expr} {zone}", base)
@@ -331,18 +354,25 @@ def main():
                 if far:
                     failures.append(f"{label}: differs from systemd away from any clock change at "
                                     f"{sorted(t.isoformat() for t in far)[:3]}")
-                    return
+                    return True
                 differs = bool(difference)
         if differs:
             stats["dst_differences"] += 1
+        return True
 
-    for _ in range(args.calendar):
-        check(calendar_expression(rng), rng.choice(ZONES), False)
-        stats["calendar"] += 1
-    for _ in range(args.cron):
-        check(cron_expression(rng), rng.choice(ZONES), True)
-        stats["cron"] += 1
-    print(f"calendar {stats['calendar']}, cron {stats['cron']} expressions; {stats['refused']} refused by both; "
+    for kind, count, make in (("calendar", args.calendar, calendar_expression), ("cron", args.cron, cron_expression)):
+        cron = kind == "cron"
+        # The asked count, then more while refused ones leave fewer than MINIMUM compared.
+        while stats[kind] < count or (stats[f"compared {kind}"] < MINIMUM and stats[kind] < 3 * max(count, MINIMUM)):
+            check(make(rng), rng.choice(ZONES), cron)
+            stats[kind] += 1
+        if stats[f"compared {kind}"] < MINIMUM:
+            failures.append(f"only {stats[f'compared {kind}']} {kind} expressions were compared, not {MINIMUM}")
+    for expr, zone, cron in REQUIRED:
+        if not check(expr, zone, cron):
+            failures.append(f"{'cron ' if cron else ''}{expr!r} in {zone}, a required form, was not compared")
+    print(f"calendar {stats['calendar']}, cron {stats['cron']} expressions and {len(REQUIRED)} required ones; "
+          f"compared {stats['compared calendar']} and {stats['compared cron']}; {stats['refused']} refused by both; "
           f"{stats['elapses']} elapses compared; {stats['dst_differences']} differ from the reference at a clock change, "
           f"each checked by the rule ({stats['reference_gave_up']} where systemd gave up near one)")
     for f in failures[:40]:
