@@ -148,8 +148,9 @@ struct ScheduleTests {
         guard let run = h.fireAtArmedDeadline().sends.first else { Issue.record("no run"); return }
         #expect(h.scheduler.job(id)?.state == .active)
         let ended = h.handle(.httpFinished(run.job, attempt: run.attempt, Fixture.answer(200)))
-        #expect(h.scheduler.job(id)?.state == .succeeded)
+        #expect(h.scheduler.job(id)?.state == .completed)
         #expect(ended.events(.completed).map(\.job) == [id.rawValue])
+        #expect(ended.events(.completed).map(\.state) == [.completed])
     }
 
     @Test("bad expressions, zones and combinations are refused with a stable code and change nothing")
@@ -170,6 +171,68 @@ struct ScheduleTests {
         ]
         for (spec, code) in cases {
             #expect(h.request(.registerSchedule(spec)).errorCodes == [code], "\(spec)")
+        }
+        #expect(h.scheduler.table.schedules.count == 0)
+    }
+
+    @Test("--randomized-delay: each run starts within the delay after its elapse, never before, at a new offset each time")
+    func randomizedDelay() {
+        var h = Harness()
+        var spec = scheduleSpec(calendar: "*:*:00")
+        spec.randomizedDelayMs = 20_000
+        let id = h.schedule(spec)
+        var offsets: Set<Int64> = []
+        for minute in 1...8 {
+            let effects = h.fireAtArmedDeadline()
+            guard let run = effects.sends.first else { Issue.record("elapse \(minute) started no run"); return }
+            // The harness starts on a whole minute (1_800_000_000 s).
+            let offset = h.now.wall.nanosecondsSinceEpoch - (1_800_000_000 + 60 * Int64(minute)) * second
+            #expect(offset >= 0 && offset <= 20 * second, "run \(minute) started \(offset) ns after its elapse")
+            #expect(effects.events(.elapsed).first?.lateByMs == 0, "late_by counts from the delayed instant")
+            #expect(h.scheduleInfo(id)?.lastElapse == WallTime(nanosecondsSinceEpoch: (1_800_000_000 + 60 * Int64(minute)) * second))
+            offsets.insert(offset)
+            _ = h.handle(.httpFinished(run.job, attempt: run.attempt, Fixture.answer(200)))
+        }
+        #expect(offsets.count >= 6, "a fresh delay for each elapse: \(offsets.sorted())")
+    }
+
+    @Test("--fixed-delay: every elapse, and the first after a restart, runs at the one offset derived from the id")
+    func fixedDelay() {
+        var h = Harness()
+        var spec = scheduleSpec(calendar: "*:*:00")
+        spec.randomizedDelayMs = 20_000
+        spec.fixedDelay = true
+        _ = h.schedule(spec)
+        var offsets: Set<Int64> = []
+        for _ in 1...4 {
+            let effects = h.fireAtArmedDeadline()
+            guard let run = effects.sends.first else { Issue.record("no run"); return }
+            offsets.insert(h.now.wall.nanosecondsSinceEpoch % (60 * second))
+            _ = h.handle(.httpFinished(run.job, attempt: run.attempt, Fixture.answer(200)))
+        }
+        #expect(offsets.count == 1 && (offsets.first ?? -1) > 0 && (offsets.first ?? .max) <= 20 * second, "\(offsets)")
+        // Restarted a little past the next whole minute, before its delayed elapse.
+        var (restarted, _) = h.restarted(after: 60 * second - (offsets.first ?? 0))
+        #expect(restarted.handle(.timerFired).sends.isEmpty, "nothing before the delayed instant")
+        #expect(restarted.fireAtArmedDeadline().sends.count == 1)
+        #expect(restarted.now.wall.nanosecondsSinceEpoch % (60 * second) == offsets.first)
+    }
+
+    @Test("an expression that never elapses is refused bad_schedule with a message naming its field")
+    func neverElapsesNamesTheField() {
+        var h = Harness()
+        let cases: [(ScheduleSpec, String)] = [
+            (ScheduleSpec(calendar: "*-02-30"), "'calendar', its day field"),
+            (ScheduleSpec(calendar: "Mon 2027-03-02", tz: "UTC"), "'calendar', its weekday field"),
+            (ScheduleSpec(cron: "0 0 31 2 *", tz: "UTC"), "'cron', its day of month field"),
+            (ScheduleSpec(cron: "61 * * * *", tz: "UTC"), "'cron', its minute field"),
+        ]
+        for (spec, named) in cases {
+            let failures = h.request(.registerSchedule(spec)).replies.compactMap {
+                if case .failure(let error) = $0.result { return error } else { return nil }
+            }
+            #expect(failures.map(\.code) == [.badSchedule], "\(spec)")
+            #expect(failures.first?.message.hasPrefix(named) == true, "\(failures.first?.message ?? "no reply")")
         }
         #expect(h.scheduler.table.schedules.count == 0)
     }
@@ -250,7 +313,7 @@ struct ScheduleCancelTests {
         #expect(h.scheduler.job(id)?.state == .active && h.scheduleInfo(id)?.running == run.job.rawValue)
         #expect(last.events(.completed).isEmpty)
         let ended = h.handle(.httpFinished(run.job, attempt: run.attempt, Fixture.answer(200)))
-        #expect(h.scheduler.job(id)?.state == .succeeded && ended.events(.completed).count == 1)
+        #expect(h.scheduler.job(id)?.state == .completed && ended.events(.completed).count == 1)
         #expect(h.scheduleInfo(id)?.next == [])
     }
 

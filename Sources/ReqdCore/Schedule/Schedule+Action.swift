@@ -5,6 +5,6 @@ extension Schedule {
     func advance(at now: ClockReading) -> JobAction {
         if let fire = fireInstant(at: now) { return JobAction(deadline: .set(fire)) }
         if paused || running != nil || due != nil { return JobAction(deadline: .clear) }
-        return JobAction(deadline: .clear, end: JobEnd(.succeeded))
+        return JobAction(deadline: .clear, end: JobEnd(.completed))
     }
 }

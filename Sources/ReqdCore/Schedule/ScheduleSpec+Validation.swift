@@ -33,7 +33,8 @@ extension ScheduleSpec {
                     pattern = try CronSpec(parsing: cron ?? "")
                 }
             } catch let error as CalendarError {
-                throw SchedulerError(.badSchedule, "'\(calendar != nil ? "calendar" : "cron")': \(error.message)")
+                let named = error.field.map { ", its \($0) field" } ?? ""
+                throw SchedulerError(.badSchedule, "'\(calendar != nil ? "calendar" : "cron")'\(named): \(error.message)")
             } catch let error as SchedulerError {
                 throw error
             } catch {

@@ -28,7 +28,7 @@ public enum JobEventType: String, Codable, Sendable, Hashable {
     /// A group member ended; `member`, `member_state`, `done`, `total` and `failures` say which and how far. (Watchers only.)
     case member
     /// A group ended: every member has ended, or its time limit ran out. `state` says how. A
-    /// schedule whose rule has no elapse left ended (`succeeded`). Terminal.
+    /// schedule whose rule has no elapse left ended (`completed`). Terminal.
     case completed
     /// A schedule elapsed; `run` says what came of it (`started`, with the request job in
     /// `spawned`; `skipped`; `queued`; `missed`; `none` without a request), `late_by_ms` how late,
@@ -56,6 +56,7 @@ public enum JobEventType: String, Codable, Sendable, Hashable {
         case .failed: self = .failed
         case .timedOut: self = .timedOut
         case .dead: self = .dead
+        case .completed: self = .completed
         }
     }
 }

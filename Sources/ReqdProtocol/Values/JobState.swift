@@ -15,6 +15,8 @@ public enum JobState: String, Codable, Sendable, CaseIterable, Hashable {
     case dead
     /// Ended by a cancel, a replacement or a closed connection; `reason` says which.
     case cancelled
+    /// A schedule whose rule has no elapse left, once its last run ended.
+    case completed
 
     /// Whether the job has ended for good.
     public var isTerminal: Bool { self != .active }

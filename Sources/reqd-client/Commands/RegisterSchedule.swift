@@ -50,11 +50,7 @@ struct RegisterSchedule: ParsableCommand {
 
     @OptionGroup(title: "The request") var request: RequestOptions
 
-    @Option(help: "Attempts each run's request makes at most (default 8).")
-    var maxAttempts: Int?
-
-    @Option(help: "The backoff before a run's second attempt and the largest one, such as 1s..5m.")
-    var backoff: String?
+    @OptionGroup(title: "Retries of each run's request") var retries: RetryOptions
 
     @Option(name: [.customLong("key"), .customLong("replace")], help: "A key: registering it again replaces your running job with that key.")
     var key: String?
@@ -86,14 +82,11 @@ struct RegisterSchedule: ParsableCommand {
         if fixedDelay, randomizedDelay == nil { throw ValidationError("--fixed-delay needs --randomized-delay") }
         if every != nil, tz != nil { throw ValidationError("--tz applies to --calendar and --cron, not to --every") }
         try checkOutputFlags(quiet: output.quiet, follow: follow, wait: false)
-        if target.isEmpty, !request.headers.isEmpty || request.data != nil || maxAttempts != nil || backoff != nil || method != nil {
-            throw ValidationError("--header, --data, -X, --max-attempts and --backoff describe the request: give METHOD URL too")
+        if target.isEmpty, !request.headers.isEmpty || request.data != nil || retries.isGiven || method != nil {
+            throw ValidationError(
+                "--header, --data, -X, --max-attempts, --backoff and --retry-on describe the request: give METHOD URL too")
         }
         if !target.isEmpty { _ = try MethodURL.one(target, option: "register-schedule").with(method: method) }
-        if let maxAttempts, maxAttempts < 1 { throw ValidationError("--max-attempts must be at least 1") }
-        if let backoff, parseBackoff(backoff) == nil {
-            throw ValidationError("--backoff takes MIN..MAX or MIN, such as 1s..5m; got '\(backoff)'")
-        }
         if bindConnection, !follow { throw ValidationError("--bind-connection needs --follow: the schedule ends when this client exits") }
     }
 
@@ -108,11 +101,11 @@ struct RegisterSchedule: ParsableCommand {
             if !target.isEmpty {
                 let destination = try MethodURL.one(target, option: "register-schedule").with(method: method)
                 let body = try request.body()
-                let backoff = backoff.flatMap(parseBackoff)
-                spec.request = RequestSpec(
+                var sent = RequestSpec(
                     method: destination.method(hasBody: !body.isEmpty), url: destination.url, headers: request.headerLines,
-                    body: body.text, bodyBase64: body.base64, maxAttempts: maxAttempts, backoffMinMs: backoff?.min,
-                    backoffMaxMs: backoff?.max)
+                    body: body.text, bodyBase64: body.base64)
+                retries.apply(to: &sent)
+                spec.request = sent
             }
             let connection = try global.connect()
             let result = try connection.call(.registerSchedule(spec), as: RegisterResult.self)

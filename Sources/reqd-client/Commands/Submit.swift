@@ -28,15 +28,7 @@ struct Submit: ParsableCommand {
 
     @OptionGroup var request: RequestOptions
 
-    @Option(help: "Attempts at most, the first included (default 8).")
-    var maxAttempts: Int?
-
-    @Option(help: "The backoff before the second attempt and the largest one, such as 1s..5m; each wait is random up to the bound.")
-    var backoff: String?
-
-    @Option(
-        help: "The answers worth another attempt, such as 408,425,429,5xx (the default) or 5xx,404. Transport errors are always retried.")
-    var retryOn: String?
+    @OptionGroup(title: "Retries") var retries: RetryOptions
 
     @Option(
         parsing: .upToNextOption,
@@ -79,10 +71,6 @@ struct Submit: ParsableCommand {
         _ = try MethodURL.one(target, option: "submit").with(method: method)
         if !onSuccess.isEmpty { _ = try MethodURL.one(onSuccess, option: "--on-success") }
         if !onFailure.isEmpty { _ = try MethodURL.one(onFailure, option: "--on-failure") }
-        if let maxAttempts, maxAttempts < 1 { throw ValidationError("--max-attempts must be at least 1") }
-        if let backoff, parseBackoff(backoff) == nil {
-            throw ValidationError("--backoff takes MIN..MAX or MIN, such as 1s..5m; got '\(backoff)'")
-        }
         if let dedupeWindow, DurationText.parseNanoseconds(dedupeWindow) == nil, dedupeWindow != "0" {
             throw ValidationError("--dedupe-window takes a duration such as 3s, or 0; got '\(dedupeWindow)'")
         }
@@ -90,16 +78,14 @@ struct Submit: ParsableCommand {
 
     func run() throws {
         try runReporting {
-            let backoff = backoff.flatMap(parseBackoff)
             let target = try MethodURL.one(self.target, option: "submit").with(method: method)
             let body = try request.body()
+            var sent = RequestSpec(
+                method: target.method(hasBody: !body.isEmpty), url: target.url, headers: request.headerLines, body: body.text,
+                bodyBase64: body.base64)
+            retries.apply(to: &sent)
             let spec = SubmitSpec(
-                request: RequestSpec(
-                    method: target.method(hasBody: !body.isEmpty), url: target.url, headers: request.headerLines, body: body.text,
-                    bodyBase64: body.base64,
-                    maxAttempts: maxAttempts,
-                    backoffMinMs: backoff?.min, backoffMaxMs: backoff?.max,
-                    retryOn: retryOn.map { $0.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) } }),
+                request: sent,
                 dedupeWindowMs: dedupeWindow.map { $0 == "0" ? 0 : (DurationText.parseNanoseconds($0) ?? 0) / 1_000_000 },
                 dedupeHeaders: dedupeHeaders.isEmpty ? nil : dedupeHeaders, key: replace, scope: scope,
                 ephemeral: ephemeral ? true : nil, bindConnection: bindConnection ? true : nil, follow: follow ? true : nil,

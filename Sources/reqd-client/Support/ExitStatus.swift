@@ -59,7 +59,7 @@ enum ExitStatus {
     /// The status for how a job ended.
     static func forState(_ state: JobState) -> Int32 {
         switch state {
-        case .active, .expired, .succeeded: success
+        case .active, .expired, .succeeded, .completed: success
         case .cancelled: jobCancelled
         case .failed: jobFailed
         case .timedOut: jobTimedOut
