@@ -141,6 +141,40 @@ sleep 5
 check "watchdog met: still active, no restarts" test "$(box systemctl show reqd -p NRestarts --value)" = 0 -a "$(box systemctl is-active reqd)" = active
 check "no watchdog timeout in the journal" box sh -c "! journalctl -u reqd --no-pager | grep -qi 'watchdog timeout'"
 
+# 5b. Schedules given no zone follow the machine's. Replacing /etc/localtime (what
+# timedatectl set-timezone does) reaches the daemon through its inotify watch: the pending elapse
+# moves to the new zone's wall clock, and the journal says so.
+zone_of() { box "$client" --json status "$1" | python3 -c 'import json, sys; s = json.load(sys.stdin)["job"]["schedule"]; print(s["zone"], s["next"][0])'; }
+daily=$(box "$client" register-schedule -q --calendar '*-*-* 03:00:00' --key daily)
+before_zone=$(zone_of "$daily")
+box ln -sf /usr/share/zoneinfo/Asia/Kolkata /etc/localtime
+after_zone=""
+for _ in $(seq 1 30); do
+  after_zone=$(zone_of "$daily")
+  [[ $after_zone == Asia/Kolkata* ]] && break
+  sleep 0.1
+done
+check "a new /etc/localtime moves a zoneless schedule's next elapse ($before_zone -> $after_zone)" \
+  grep -q '^Asia/Kolkata .*T21:30:00' <<<"$after_zone"
+check "the journal says the local zone changed" box sh -c "journalctl -u reqd -o cat --no-pager | grep -q 'the local time zone changed'"
+box ln -sf /usr/share/zoneinfo/Etc/UTC /etc/localtime
+# Setting the wall clock (here to itself, a step of the microseconds between reading and setting
+# it; the box shares the host's clock) reaches the daemon through its cancel-on-set timerfd. A
+# countdown and a schedule armed before it still fire on time after it.
+soon=$(box "$client" register-countdown -q --in 3s)
+box "$client" register-schedule -q --every 1s --key pulse >/dev/null
+sleep 1
+box python3 -c 'import time; time.clock_settime_ns(time.CLOCK_REALTIME, time.clock_gettime_ns(time.CLOCK_REALTIME))'
+check "the journal says the wall clock was set" box sh -c "journalctl -u reqd -o cat --no-pager | grep -q 'wall clock was set'"
+late=$(box "$client" --json wait "$soon" | python3 -c 'import json, sys; print(json.load(sys.stdin)["job"].get("late_by_ms", 999))')
+check "a countdown armed before the clock was set expires on time (late by $late ms)" awk -v l="$late" 'BEGIN { exit !(l < 50) }'
+sleep 2
+runs_late=$(box "$client" --json list --key pulse | python3 -c 'import json, sys; j = json.load(sys.stdin)["jobs"][0]["schedule"]; print(j["runs"], j.get("last_late_by_ms", 999))')
+check "the schedule goes on elapsing on time after the clock was set (runs, last late_by: $runs_late)" \
+  awk -v r="${runs_late% *}" -v l="${runs_late#* }" 'BEGIN { exit !(r >= 3 && l < 50) }'
+box "$client" cancel --key pulse >/dev/null
+box "$client" cancel --key daily >/dev/null
+
 # 6. SIGKILL: the state directory's lock dies with the process, so Restart=on-failure brings reqd
 # back at once, and the new daemon checks the store (the last stop was not clean).
 box "$client" register-countdown --key survivor --in 2m >/dev/null

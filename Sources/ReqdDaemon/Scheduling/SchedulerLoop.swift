@@ -102,8 +102,9 @@ public final class SchedulerLoop: @unchecked Sendable {
         self.timer = timer
         clockMonitor = ClockChangeMonitor(queue: queue) { [weak self] in self?.turnOnQueue([.clockStepped]) }
         networkMonitor = NetworkChangeMonitor(queue: queue) { [weak self] in self?.turnOnQueue([.event(.networkChanged)]) }
-        localZoneMonitor = LocalZoneMonitor(queue: queue) { [weak self, zones] in
-            if zones.reloadLocal() { self?.turnOnQueue([.event(.localZoneChanged)]) }
+        localZoneMonitor = LocalZoneMonitor(queue: queue) { [weak self] in
+            guard let self, reloadLocalZone() else { return }
+            turnOnQueue([.event(.localZoneChanged)])
         }
         if networkMonitor == nil {
             logger.warning("cannot watch network changes (netlink: \(String(cString: strerror(errno)))); unreachable targets are probed on a timer only")
@@ -320,7 +321,7 @@ public final class SchedulerLoop: @unchecked Sendable {
                 plan.clockStepped()
                 events.append(.clockStepped)
                 // A change of zone may come with the clock being set, or without any inotify event.
-                if zones.reloadLocal() { events.append(.localZoneChanged) }
+                if reloadLocalZone() { events.append(.localZoneChanged) }
             }
         }
         var effects: [SchedulerEffect] = []
@@ -334,6 +335,13 @@ public final class SchedulerLoop: @unchecked Sendable {
         }
         publishStatus(at: now)
         timer?.apply(plan.nextArming(), now: now)
+    }
+
+    /// Reads the local zone again; true, and logged, when it changed.
+    private func reloadLocalZone() -> Bool {
+        guard zones.reloadLocal() else { return false }
+        logger.info("the local time zone changed; planning the schedules that follow it again", metadata: ["zone": "\(zones.local.name)"])
+        return true
     }
 
     /// Offers `STATUS=` the current counts; a change held back sets the plan's status deadline.

@@ -33,6 +33,9 @@ final class ZoneCache: Sendable {
         }
     }
 
+    /// The local zone as last read.
+    var local: ZoneRules { localZone.withLock { $0 } }
+
     /// The zone named `name`, read on first use; nil when the system has none by that name.
     func zone(named name: String) -> ZoneRules? {
         let cached: (ZoneRules?, Bool) = known.withLock { ($0.zones[name], $0.misses.contains(name)) }
@@ -48,6 +51,6 @@ final class ZoneCache: Sendable {
 
     /// The provider the scheduler and the restore use.
     var provider: ZoneProvider {
-        ZoneProvider(named: { [self] in zone(named: $0) }, local: { [self] in localZone.withLock { $0 } })
+        ZoneProvider(named: { [self] in zone(named: $0) }, local: { [self] in local })
     }
 }
