@@ -4,9 +4,19 @@ import Testing
 
 /// `bytes` through `gzip -c`.
 private func gzipped(_ bytes: [UInt8]) throws -> [UInt8] {
+    try filtered(bytes, through: "/usr/bin/gzip", ["-c"])
+}
+
+/// `bytes` as HTTP's `deflate` coding: a zlib stream (RFC 1950), from Python's `zlib`.
+private func deflated(_ bytes: [UInt8]) throws -> [UInt8] {
+    try filtered(bytes, through: "/usr/bin/python3", ["-c", "import sys, zlib; sys.stdout.buffer.write(zlib.compress(sys.stdin.buffer.read()))"])
+}
+
+/// `bytes` through a program's standard input and output.
+private func filtered(_ bytes: [UInt8], through program: String, _ arguments: [String]) throws -> [UInt8] {
     let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/gzip")
-    process.arguments = ["-c"]
+    process.executableURL = URL(fileURLWithPath: program)
+    process.arguments = arguments
     let input = Pipe()
     let output = Pipe()
     process.standardInput = input
@@ -62,6 +72,32 @@ struct CompressionBinaryTests {
             // and the allocator may keep a few of the decoder's buffers.
             #expect(residentBytes(daemon) - before < 24 << 20, "the daemon grew \((residentBytes(daemon) - before) >> 20) MB")
             #expect(try Binaries.client(["status"], socket: daemon.socket).status == 0)
+        }
+    }
+
+    @Test("a deflate answer (a zlib stream) is decoded too: requests offer it, and the poll's condition and progress read it")
+    func deflate() throws {
+        let text = #"{"state":"done","progress":100}"#
+        let done = try deflated(Array(text.utf8))
+        #expect(done.count > 2 && done[0] == 0x78 && done != Array(text.utf8), "a zlib stream")
+        let server = try TestHTTPServer { record in
+            var reply = TestHTTPServer.Reply(body: #"{"state":"running","progress":0}"#)
+            guard record.header("Accept-Encoding")?.contains("deflate") == true else { return reply }
+            reply.body = done
+            reply.headers.append(("Content-Encoding", "deflate"))
+            return reply
+        }
+        try withServerAndDaemon(server) { server, daemon in
+            let poll = try Binaries.client(
+                ["--json", "register-poll", server.url("/z"), "--every", "100ms", "--until", #"/state == "done""#, "--progress", "/progress",
+                 "--time-limit", "10s", "--wait"],
+                socket: daemon.socket)
+            #expect(poll.status == 0, "\(poll.stdout) \(poll.stderr)")
+            let ended = poll.stdout.split(separator: "\n").last.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) } as? [String: Any]
+            let job = ended?["job"] as? [String: Any]
+            #expect((job?["poll"] as? [String: Any])?["progress"] as? Double == 100, "\(poll.stdout)")
+            #expect((job?["result"] as? [String: Any])?["body"] as? String == text, "the kept body is the decoded one")
+            #expect(server.records(path: "/z").first?.header("Accept-Encoding") == "deflate, gzip")
         }
     }
 

@@ -44,6 +44,18 @@ final class DaemonProcess {
         return process.terminationStatus
     }
 
+    /// Sends SIGHUP and waits until `log` holds `line` at least `count` times (how the reload went).
+    func reload(expecting line: String, count: Int, in log: String) {
+        kill(process.processIdentifier, SIGHUP)
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline {
+            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            if text.components(separatedBy: line).count - 1 >= count { return }
+            usleep(20_000)
+        }
+        Issue.record("no '\(line)' in the log after SIGHUP")
+    }
+
     deinit {
         if process.isRunning { stop(signal: SIGKILL) }
     }

@@ -120,23 +120,12 @@ struct SigningBinaryTests {
             let headers = ["webhook-id", "webhook-timestamp", "webhook-signature"].reduce(into: [String: String]()) { $0[$1] = record.header($1) }
             return try secrets.map { try verify(secret: $0, body: record.body, headers: headers) == "ok" }
         }
-        /// Sends SIGHUP and waits for the log to say how the reload went (`count` times so far).
-        func reload(expecting line: String, count: Int) throws {
-            kill(daemon.process.processIdentifier, SIGHUP)
-            let deadline = Date().addingTimeInterval(5)
-            while Date() < deadline {
-                let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-                if text.components(separatedBy: line).count - 1 >= count { return }
-                usleep(20_000)
-            }
-            Issue.record("no '\(line)' in the log after SIGHUP")
-        }
         #expect(try verifiedBy("/first") == [true, false])
         try (secrets[1] + "\n").write(toFile: secretFile, atomically: true, encoding: .utf8)
-        try reload(expecting: "configuration reloaded", count: 1)
+        daemon.reload(expecting: "configuration reloaded", count: 1, in: log)
         #expect(try verifiedBy("/second") == [false, true], "signed with the new secret alone")
         try "# no secret here\n".write(toFile: secretFile, atomically: true, encoding: .utf8)
-        try reload(expecting: "reload refused", count: 1)
+        daemon.reload(expecting: "reload refused", count: 1, in: log)
         #expect(daemon.process.isRunning)
         #expect(try verifiedBy("/third") == [false, true], "the last good secret stays")
         let text = try String(contentsOfFile: log, encoding: .utf8)

@@ -74,6 +74,33 @@ struct TLSBinaryTests {
         #expect(server.records(path: "/dev").count == 2)
     }
 
+    @Test("SIGHUP reads the TLS files again: a ca_file rewritten in place with the right CA is trusted after the reload")
+    func reloadRereadsTLSFiles() throws {
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        for name in ["right", "other"] { try FileManager.default.createDirectory(atPath: directory + "/" + name, withIntermediateDirectories: false) }
+        let pki = try ThrowawayPKI(in: directory + "/right")
+        let other = try ThrowawayPKI(in: directory + "/other")
+        let server = try TestHTTPServer(tls: try pki.serverTLS(requireClient: true)) { _ in TestHTTPServer.Reply(body: "{}") }
+        defer { server.shutdown() }
+        let trusted = directory + "/trusted.pem"
+        try FileManager.default.copyItem(atPath: other.caFile, toPath: trusted)
+        let file = directory + "/reqd.toml"
+        let table = "[targets.\"127.0.0.1:\(server.port)\"]\nca_file = \"\(trusted)\"\nca_only = true\n"
+            + "client_cert = \"\(pki.clientCert)\"\nclient_key = \"\(pki.clientKey)\"\n"
+        try table.write(toFile: file, atomically: true, encoding: .utf8)
+        let log = directory + "/reqd.log"
+        let daemon = try DaemonProcess(directory: directory, extraArguments: ["--config", file], logFile: log)
+        defer { daemon.stop() }
+        let refused = try submitOnce(server.url("/before"), daemon)
+        #expect(refused.status != 0 && refused.stdout.contains("CERTIFICATE_VERIFY_FAILED"), "\(refused.stdout)")
+        try Data(contentsOf: URL(fileURLWithPath: pki.caFile)).write(to: URL(fileURLWithPath: trusted))
+        daemon.reload(expecting: "configuration reloaded", count: 1, in: log)
+        let accepted = try submitOnce(server.url("/after"), daemon)
+        #expect(accepted.status == 0, "\(accepted.stdout) \(accepted.stderr)")
+        #expect(server.records(path: "/before").isEmpty && server.records(path: "/after").count == 1)
+    }
+
     @Test("a server that requires a client certificate refuses without one and accepts with client_cert and client_key")
     func clientCertificate() throws {
         let directory = makeTemporaryDirectory()

@@ -147,6 +147,51 @@ struct TargetBinaryTests {
         #expect(text.contains("circuit breaker of 127.0.0.1:\(server.port) closed: the probe succeeded"))
     }
 
+    @Test("SIGHUP while a request is on the wire: it is not dropped, and the new rate, burst, concurrency and decompress apply to what follows")
+    func reloadWithRequestInFlight() throws {
+        let server = try TestHTTPServer { record in
+            TestHTTPServer.Reply(body: "{}", delayNanos: record.path == "/slow" ? 2_000_000_000 : 0)
+        }
+        defer { server.shutdown() }
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = directory + "/reqd.toml"
+        let table = "[targets.\"127.0.0.1:\(server.port)\"]\n"
+        try (table + "rate = \"100/s\"\nconcurrency = 4\n").write(toFile: file, atomically: true, encoding: .utf8)
+        let log = directory + "/reqd.log"
+        let daemon = try DaemonProcess(directory: directory, extraArguments: ["--config", file], logFile: log)
+        defer { daemon.stop() }
+
+        let slow = try Binaries.client(["submit", "-q", "GET", server.url("/slow"), "--max-attempts", "1"], socket: daemon.socket)
+        let id = slow.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let deadline = Date().addingTimeInterval(5)
+        while server.records(path: "/slow").isEmpty, Date() < deadline { usleep(10_000) }
+        try (table + "rate = \"2/s\"\nburst = 1\nconcurrency = 1\ndecompress = false\n").write(toFile: file, atomically: true, encoding: .utf8)
+        daemon.reload(expecting: "configuration reloaded", count: 1, in: log)
+        let view = try Binaries.client(["--json", "status", "--targets"], socket: daemon.socket)
+        let target = try #require((view.json?["targets"] as? [[String: Any]])?.first)
+        #expect(target["rate"] as? String == "2/s" && target["burst"] as? Int == 1 && target["concurrency"] as? Int == 1, "\(target)")
+        #expect(target["in_flight"] as? Int == 1, "the request on the wire is still counted: \(target)")
+
+        let waited = try Binaries.client(["--json", "wait", id, "--timeout", "10s"], socket: daemon.socket)
+        #expect(waited.status == 0, "the request in flight ended succeeded: \(waited.stdout)")
+        let records = server.records(path: "/slow")
+        #expect(records.count == 1 && records.first?.abortedByClient == false && records.first?.status == 200)
+
+        // What follows: one at a time (concurrency 1), two a second after a burst of one, and
+        // asking for an uncompressed answer.
+        for index in 0..<3 {
+            _ = try Binaries.client(["submit", "-q", "GET", server.url("/after/\(index)"), "--max-attempts", "1"], socket: daemon.socket)
+        }
+        let until = Date().addingTimeInterval(5)
+        while server.records.filter({ $0.path.hasPrefix("/after/") }).count < 3, Date() < until { usleep(20_000) }
+        let after = server.records.filter { $0.path.hasPrefix("/after/") }.sorted { $0.start < $1.start }
+        #expect(after.count == 3)
+        #expect(after.allSatisfy { $0.header("Accept-Encoding") == "identity" })
+        let span = Double((after.last?.start ?? 0) - (after.first?.start ?? 0)) / 1e9
+        #expect(span > 0.8 && span < 1.6, "3 requests at 2/s with a burst of 1 took \(span) s")
+    }
+
     @Test("a configuration with a bad target table is refused naming the key")
     func badTable() throws {
         let directory = makeTemporaryDirectory()

@@ -38,7 +38,7 @@ struct CatchupTests {
         }
         var (r, _) = h.restarted(after: 60 * second)
         let restartedAt = r.now.instant
-        let fired = r.handle(.timerFired)
+        let fired = r.fireDue()
         let expired = fired.events(.expired)
         #expect(expired.count == 300, "every expiry fires at once")
         #expect(expired.allSatisfy { ($0.lateByMs ?? 0) >= 55_000 })

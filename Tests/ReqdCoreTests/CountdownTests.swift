@@ -104,17 +104,41 @@ struct CountdownTests {
         #expect(remaining == [1500, 1000, 500])
     }
 
-    @Test("ticks of many countdowns due together are handled in one wake-up with one re-arm")
-    func manyTicksOneWakeup() {
+    @Test("ticks of many countdowns due together are handled a turn's share at a time, one re-arm per turn, the next share at once")
+    func manyTicksInShares() {
         var h = Harness()
+        let share = h.scheduler.configuration.timerEntriesPerTurn
         _ = h.request(.watch(JobSelector(scope: "batch")))
         for index in 0..<1_000 {
             _ = h.countdown(key: "k\(index)", seconds: 5, scope: "batch")
         }
-        let fired = h.fireAtArmedDeadline()
-        #expect(fired.events(.tick).count == 1_000)
-        #expect(Set(fired.events(.tick).compactMap(\.remainingMs)) == [4000])
-        #expect(fired.arms.count == 1)
+        guard let due = h.armed else { Issue.record("not armed"); return }
+        h.advance(due.nanoseconds(since: h.now.instant))
+        let first = h.handle(.timerFired)
+        #expect(first.events(.tick).count == share)
+        #expect(first.arms == [due], "the rest of the burst is still due: the timer is armed for it again at once")
+        let rest = h.fireDue()
+        #expect(rest.events(.tick).count == 1_000 - share)
+        #expect(Set((first + rest).events(.tick).compactMap(\.remainingMs)) == [4000])
+        #expect(rest.arms.count == (1_000 - 1) / share, "one arming per turn: \(rest.arms)")
+        #expect(rest.arms.last == due.advanced(by: 1_000_000_000), "then the next tick")
+    }
+
+    @Test("a burst larger than a turn's share: each share's expiries report late_by from when that share is handled")
+    func burstLateByPerShare() {
+        var h = Harness()
+        let share = h.scheduler.configuration.timerEntriesPerTurn
+        _ = h.request(.watch(JobSelector(scope: "burst")))
+        for index in 0..<(share + 10) {
+            _ = h.countdown(key: "b\(index)", seconds: 1, tickMs: 60_000, scope: "burst")
+        }
+        guard let due = h.armed else { Issue.record("not armed"); return }
+        h.advance(due.nanoseconds(since: h.now.instant))
+        let first = h.handle(.timerFired).events(.expired)
+        #expect(first.count == share && first.allSatisfy { $0.lateByMs == 0 })
+        h.advance(2 * Harness.ms)
+        let rest = h.handle(.timerFired).events(.expired)
+        #expect(rest.count == 10 && rest.allSatisfy { $0.lateByMs == 2 }, "\(rest.map(\.lateByMs))")
     }
 
     @Test("cancel ends a countdown at once; no tick or expiry follows, and the idle timer disarms")

@@ -137,12 +137,29 @@ struct Harness {
         now.wall.nanosecondsSinceEpoch += nanoseconds
     }
 
-    /// Moves time forward to the armed deadline and fires the timer, as the daemon's timer would.
+    /// Moves time forward to the armed deadline and fires the timer, as the daemon's timer would,
+    /// again at once while a turn's share of a burst leaves entries due.
     mutating func fireAtArmedDeadline() -> [SchedulerEffect] {
         guard let armed else { return [] }
         let delta = armed.nanoseconds(since: now.instant)
         if delta > 0 { advance(delta) }
-        return handle(.timerFired)
+        return fireDue()
+    }
+
+    /// Fires the timer now, and again while the scheduler arms it at or before now (a burst
+    /// larger than a turn's share), as the daemon's timer does.
+    mutating func fireDue() -> [SchedulerEffect] {
+        var effects = handle(.timerFired)
+        var turns = 1
+        while let armed, armed <= now.instant {
+            guard turns < 100_000 else {
+                Issue.record("the timer is armed in the past after \(turns) turns")
+                break
+            }
+            effects += handle(.timerFired)
+            turns += 1
+        }
+        return effects
     }
 
     /// Registers a countdown and returns its id and the reply.

@@ -325,7 +325,7 @@ struct TargetLimitsTests {
         #expect(h.handle(.reconfigure(configuration)).sends.count == 1)
     }
 
-    @Test("a signed target's requests carry the job id as the message id, a group member's with its index; other targets' are unsigned")
+    @Test("a signed target's requests carry the job id as the message id, the same on a retry; a group member's with its index, each poll's with its number; other targets' are unsigned")
     func signingIDs() throws {
         let secrets = try SigningSecrets(parsing: "# keys\r\nwhsec_AAECAw==\r\n\r\n  whsec_BAUG  \n")
         #expect(secrets.keys == [[0, 1, 2, 3], [4, 5, 6]] && secrets.description == "2 signing secrets")
@@ -339,6 +339,17 @@ struct TargetLimitsTests {
         let (group, registered) = h.group(GroupSpec(members: members, concurrency: 2))
         #expect(registered.sends.map { $0.signing?.id } == ["\(group)-0", "\(group)-1"])
         #expect(try #require(h.submitted(Self.order("https://other.example/x")).effects.sends.first).signing == nil)
+
+        // A request job's retry is the same message; each poll of a poll job is a message of its own.
+        _ = h.handle(.httpFinished(send.job, attempt: send.attempt, Fixture.answer(503)))
+        let retry = try #require(h.fireAtArmedDeadline().sends.first)
+        #expect(retry.job == send.job && retry.attempt != send.attempt && retry.signing?.id == send.job.rawValue)
+        let (poll, started) = h.poll(PollSpec(url: "https://api.example/jobs/9", everyMs: 1_000, until: "status == 201"))
+        let first = try #require(started.sends.first)
+        _ = h.handle(.httpFinished(poll, attempt: first.attempt, Fixture.answer(200)))
+        let second = try #require(h.fireAtArmedDeadline().sends.first { $0.job == poll })
+        #expect([first, second].map { $0.signing?.id } == ["\(poll)-\(first.attempt)", "\(poll)-\(second.attempt)"])
+        #expect(first.attempt != second.attempt)
     }
 
     @Test("a reload that lowers the rate leaves the request in flight alone: no abort, and its answer counts")

@@ -42,6 +42,8 @@ public struct Scheduler: Sendable {
     static let forgetsPerTurn = 256
     /// What is left of the turn in progress's share of forgetting.
     var forgetsLeft = forgetsPerTurn
+    /// What is left of the turn in progress's share of timer entries (`timerEntriesPerTurn`).
+    var timerEntriesLeft = 0
     /// Request jobs held while their targets are unreachable.
     var network = NetworkHold()
     /// Targets whose requests fail now, for `metrics`.
@@ -85,14 +87,20 @@ public struct Scheduler: Sendable {
         self.startedAt = now
     }
 
+    /// Gives a new turn its shares of work.
+    private mutating func startTurn() {
+        listSliceWalked = false
+        forgetsLeft = Self.forgetsPerTurn
+        timerEntriesLeft = configuration.timerEntriesPerTurn
+    }
+
     /// Handles the events of one turn, deadlines first.
     ///
     /// A deadline that is already due when the turn starts fires before any of the turn's events,
     /// whatever they are, so its effects come first too: what other clients asked for never makes
     /// a due timer wait behind it.
     public mutating func handle(turn events: some Sequence<SchedulerEvent>, at now: ClockReading, into effects: inout [SchedulerEffect]) {
-        listSliceWalked = false
-        forgetsLeft = Self.forgetsPerTurn
+        startTurn()
         if let next = nextDeadline, next <= now.instant {
             fireDueTimers(at: now, into: &effects)
             if !ledger.freed.isEmpty { startWaitingJobs(at: now, into: &effects) }
@@ -107,8 +115,7 @@ public struct Scheduler: Sendable {
 
     /// Handles one event as a turn of its own and returns the effects it causes.
     public mutating func handle(_ event: SchedulerEvent, at now: ClockReading) -> [SchedulerEffect] {
-        listSliceWalked = false
-        forgetsLeft = Self.forgetsPerTurn
+        startTurn()
         var effects: [SchedulerEffect] = []
         handle(event, at: now, into: &effects)
         return effects
@@ -204,10 +211,13 @@ public struct Scheduler: Sendable {
         effects.append(next.map { .arm($0) } ?? .disarm)
     }
 
+    /// Handles the timer entries due, up to what is left of the turn's share: the arming that
+    /// follows is in the past when more are due, and the daemon brings the next share at once.
     private mutating func fireDueTimers(at now: ClockReading, into effects: inout [SchedulerEffect]) {
         // Nothing starts before a restore has every row: a job read later may supersede it.
         guard restoring == nil else { return }
-        while let entry = timers.popMin(notAfter: now.instant) {
+        while timerEntriesLeft > 0, let entry = timers.popMin(notAfter: now.instant) {
+            timerEntriesLeft -= 1
             switch entry.key {
             case .job(let id):
                 jobTimerFired(id, at: now, into: &effects)
@@ -233,6 +243,11 @@ public struct Scheduler: Sendable {
     /// passed together leave over a few seconds of short turns, not in one turn of a tenth of a
     /// second or more.
     private mutating func forgetExpired(at now: ClockReading, into effects: inout [SchedulerEffect]) {
+        if timerEntriesLeft == 0, let next = nextDeadline, next <= now.instant {
+            // A burst of due entries goes on in the next turn: forgetting takes an eighth of its
+            // share meanwhile, so the deadlines come first and ended jobs still go.
+            forgetsLeft = min(forgetsLeft, Self.forgetsPerTurn / 8)
+        }
         if forgetsLeft > 0 {
             let (expired, looked) = table.expired(
                 at: now.instant, retention: configuration.retentionNanos, maxRetained: configuration.maxRetainedJobs,

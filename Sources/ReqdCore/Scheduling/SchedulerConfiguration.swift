@@ -69,6 +69,11 @@ public struct SchedulerConfiguration: Sendable, Hashable {
     public var daemonPID: Int32? = nil
     /// The connection cap the daemon applies (`socket.max_connections`, resolved), shown in the summary.
     public var maxConnections: Int? = nil
+    /// Timer entries (expiries, elapses, retries, polls) one timer turn handles at most. When more
+    /// are due, the timer is armed again at once: every entry is handled with a clock reading at
+    /// most this many entries old, so its `late_by` is the truth, and requests on the socket get
+    /// their turns between the slices of a burst instead of after all of it.
+    public var timerEntriesPerTurn: Int = 256
 
     /// The defaults.
     public init() {}

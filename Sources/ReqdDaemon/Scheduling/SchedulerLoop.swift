@@ -61,6 +61,8 @@ public final class SchedulerLoop: @unchecked Sendable {
     private var largestTurnItems = 0
     /// A `.continueLists` is in the inbox or in the turn in progress.
     private var listsPosted = false
+    /// Whether a `.wakeup` waits in the inbox for timer entries a turn left due.
+    private var wakeupPosted = false
 
     /// The most items one turn has handled so far, for tests: never more than `turnBudget`, except
     /// for what a turn's own calls out hand back to it (`Inbox.Arrival.reentrant`).
@@ -309,6 +311,7 @@ public final class SchedulerLoop: @unchecked Sendable {
                 events.append(.continueLists)
             case .wakeup:
                 wakeups += 1
+                wakeupPosted = false
                 let deadline = plan.jobDeadline
                 let due = plan.fired(at: now.instant)
                 if due.watchdog { notifier.watchdog() }
@@ -334,7 +337,16 @@ public final class SchedulerLoop: @unchecked Sendable {
             enqueue(.continueLists)
         }
         publishStatus(at: now)
-        timer?.apply(plan.nextArming(), now: now)
+        if let deadline = plan.jobDeadline, deadline <= now.instant {
+            // Entries are due already (a burst larger than a turn's share): their turn comes next,
+            // behind what the queue holds, with no round trip through the timerfd.
+            if !wakeupPosted {
+                wakeupPosted = true
+                enqueue(.wakeup)
+            }
+        } else {
+            timer?.apply(plan.nextArming(), now: now)
+        }
     }
 
     /// Reads the local zone again; true, and logged, when it changed.

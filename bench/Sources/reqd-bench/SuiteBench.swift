@@ -32,7 +32,8 @@ import ReqdProtocol
 ///   suite schedule-memory --count N   RSS per job at N ephemeral countdowns, N schedules every
 ///                                  hour and N on a calendar, each on a fresh daemon
 ///   suite schedule-lateness --count N [--seconds S]   N schedules on *:*:0/1, all elapsing every
-///                                  second; the lateness of 1,000 of them, watched, over S s (10)
+///                                  second; the lateness of 1,000 of them, watched, over S s (10);
+///                                  --spread-ms D gives each a randomized delay up to D ms
 ///   suite burst-lateness --count N [--bursts B]   the countdowns in that shape: B bursts of N
 ///                                  countdowns, each burst due on one whole second; the lateness
 ///                                  of 1,000 of each burst, watched
@@ -84,7 +85,7 @@ func suiteBench() {
         case "schedule-memory":
             try scheduleMemory(count: count)
         case "schedule-lateness":
-            try scheduleLateness(count: count, seconds: Double(option("--seconds") ?? "") ?? 10)
+            try scheduleLateness(count: count, seconds: Double(option("--seconds") ?? "") ?? 10, spreadMs: option("--spread-ms").flatMap { Int($0) })
         case "burst-lateness":
             try countdownBurstLateness(count: count, bursts: Int(option("--bursts") ?? "") ?? 5)
         case "retained":
