@@ -4,7 +4,8 @@ extension Job {
     /// A job read from the store, as it resumes at `now`: deadlines back on the boot-time clock,
     /// counters kept; nil for a row that cannot be read back.
     init?(_ record: JobRecord, at now: ClockReading, maxPollBackoff: Int64, zones: ZoneProvider = .utcOnly) {
-        let detail = record.detail
+        // Read through the box: copied out whole, a row's detail would cost a kilobyte's copy.
+        let detail = record.storedDetail
         let work: Work
         switch record.kind {
         case .countdown:
@@ -13,27 +14,27 @@ extension Job {
             work = .countdown(
                 Countdown(
                     deadline: expiry, tick: tick, lateBy: record.lateByNanos,
-                    onExpire: detail.onExpire.map { Box($0.delivery(firstAttempt: expiry)) },
-                    spawned: detail.spawned.map(JobID.init)))
+                    onExpire: detail?.value.onExpire.map { Box($0.delivery(firstAttempt: expiry)) },
+                    spawned: detail?.value.spawned.map(JobID.init)))
         case .poll:
-            guard var poll = detail.poll?.resumed(at: now, createdAt: record.createdAt, maxBackoff: maxPollBackoff) else { return nil }
+            guard var poll = detail?.value.poll?.resumed(at: now, createdAt: record.createdAt, maxBackoff: maxPollBackoff) else { return nil }
             if let attempts = record.attempts { poll.log = AttemptLog(written: attempts) }
             // An ended poll read back keeps its condition as one that ended here does.
             if record.state != .active { poll.condition = poll.condition.retired }
             work = .poll(poll)
         case .request:
-            guard let delivery = detail.request?.resumed(at: now, createdAt: record.createdAt) else { return nil }
+            guard let delivery = detail?.value.request?.resumed(at: now, createdAt: record.createdAt) else { return nil }
             work = .request(delivery)
         case .group:
-            guard let group = detail.group?.resumed(at: now) else { return nil }
+            guard let group = detail?.value.group?.resumed(at: now) else { return nil }
             work = .group(group)
         case .schedule:
-            guard let schedule = detail.schedule?.resumed(at: now, zones: zones) else { return nil }
+            guard let schedule = detail?.value.schedule?.resumed(at: now, zones: zones) else { return nil }
             work = .schedule(schedule)
         }
         self.init(
             id: JobID(record.id), owner: record.owner, key: record.key, scope: record.scope, durable: true,
             createdAt: record.createdAt, state: record.state, endedAt: record.endedAt, reason: record.reason,
-            replacedBy: record.replacedBy.map(JobID.init), result: detail.result, error: detail.error, work: work)
+            replacedBy: record.replacedBy.map(JobID.init), result: detail?.value.result, error: detail?.value.error, work: work)
     }
 }

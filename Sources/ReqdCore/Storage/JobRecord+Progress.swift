@@ -3,22 +3,23 @@ import ReqdProtocol
 extension JobRecord {
     /// The record's changing columns.
     public var progress: JobProgress {
-        let detail = detail
-        let counters: JobProgress.Counters =
-            if let poll = detail.poll {
-                .poll(poll.counters)
-            } else if let request = detail.request {
-                .delivery(request.counters)
-            } else if let group = detail.group {
-                .group(group.counters)
-            } else if let schedule = detail.schedule {
-                .schedule(schedule.counters)
-            } else {
-                .none
-            }
+        guard let detail = storedDetail else {
+            return JobProgress(
+                state: state, endedAt: endedAt, reason: reason, replacedBy: replacedBy, lateByNanos: lateByNanos,
+                result: nil, error: nil, spawned: nil, counters: .none)
+        }
         return JobProgress(
             state: state, endedAt: endedAt, reason: reason, replacedBy: replacedBy, lateByNanos: lateByNanos,
-            result: detail.result, error: detail.error, spawned: detail.spawned, counters: counters)
+            result: detail.value.result, error: detail.value.error, spawned: detail.value.spawned, counters: Self.counters(of: detail.value))
+    }
+
+    /// The counters of the detail's kind.
+    private static func counters(of detail: borrowing JobDetail) -> JobProgress.Counters {
+        if let poll = detail.poll { return .poll(poll.counters) }
+        if let request = detail.request { return .delivery(request.counters) }
+        if let group = detail.group { return .group(group.counters) }
+        if let schedule = detail.schedule { return .schedule(schedule.counters) }
+        return .none
     }
 
     /// Sets the record's changing columns, as the store's `UPDATE` does; counters of another kind
@@ -29,6 +30,9 @@ extension JobRecord {
         reason = progress.reason
         replacedBy = progress.replacedBy
         lateByNanos = progress.lateByNanos
+        // A job with no detail that gets none (a countdown's progress, every row at a restart)
+        // leaves it as it is, without building one.
+        if storedDetail == nil, progress.result == nil, progress.error == nil, progress.spawned == nil { return }
         var detail = detail
         detail.result = progress.result
         detail.error = progress.error

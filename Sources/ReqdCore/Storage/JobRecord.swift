@@ -25,7 +25,7 @@ public struct JobRecord: Sendable, Hashable {
     public init(
         id: String, owner: UInt32, kind: JobKind, state: JobState, key: String?, scope: String?,
         createdAt: WallTime, endedAt: WallTime?, reason: EventReason?, replacedBy: String?,
-        deadline: WallTime?, tickNanos: Int64?, lateByNanos: Int64?, detail: JobDetail = JobDetail()
+        deadline: WallTime?, tickNanos: Int64?, lateByNanos: Int64?, detail: JobDetail? = nil
     ) {
         self.id = id
         self.owner = owner
@@ -40,7 +40,7 @@ public struct JobRecord: Sendable, Hashable {
         self.deadline = deadline
         self.tickNanos = tickNanos
         self.lateByNanos = lateByNanos
-        self.detail = detail
+        detailBox = detail.flatMap { $0.isEmpty ? nil : Box($0) }
     }
 
     /// Everything else about the job, kind by kind.
@@ -48,4 +48,8 @@ public struct JobRecord: Sendable, Hashable {
         get { detailBox?.value ?? JobDetail() }
         set { detailBox = newValue.isEmpty ? nil : Box(newValue) }
     }
+
+    /// The detail where it is kept, nil when empty: its parts are read through the box, not copied
+    /// out whole. A `JobDetail` is over a kilobyte, and a restart reads a million rows.
+    var storedDetail: Box<JobDetail>? { detailBox }
 }

@@ -91,10 +91,8 @@ extension StoreCoding {
         }
     }
 
-    private static func decodeDetail(_ text: String?) -> JobDetail {
-        guard let text, let detail = try? JSONDecoder().decode(JobDetail.self, from: Data(text.utf8)) else {
-            return JobDetail()
-        }
-        return detail
+    private static func decodeDetail(_ text: String?) -> JobDetail? {
+        guard let text else { return nil }
+        return try? JSONDecoder().decode(JobDetail.self, from: Data(text.utf8))
     }
 }
