@@ -95,13 +95,18 @@ public final class Daemon: Sendable {
 
     /// Applies a reloaded configuration: the reloadable settings change, the others are reported and keep
     /// their running value until a restart.
-    public func reload(_ configuration: Configuration, levelControl: LogLevelControl?) {
-        notifier.reloading()
-        let (running, needsRestart) = state.withLock { state in
+    ///
+    /// - Throws: when the settings the daemon would run with do not hold together: a target's
+    ///   `concurrency` above the `http.max_connections_per_host` it started with, which a reload
+    ///   does not change. Nothing is applied then.
+    public func reload(_ configuration: Configuration, levelControl: LogLevelControl?) throws(DaemonError) {
+        let (running, needsRestart) = try state.withLock { state throws(DaemonError) in
             let reload = state.configuration.reloaded(with: configuration)
+            try reload.running.validate()
             state.configuration = reload.running
             return reload
         }
+        notifier.reloading()
         for note in configuration.notes { logger.warning("\(note)") }
         levelControl?.current = running.logLevel
         levelControl?.rate = running.logRate

@@ -93,7 +93,7 @@ struct ReqdCommand: ParsableCommand {
 
         Self.serveSignals {
             do {
-                daemon.reload(try loader.load(), levelControl: control)
+                try daemon.reload(try loader.load(), levelControl: control)
             } catch {
                 logger.error("reload refused, keeping the running configuration: \(error)")
             }

@@ -150,7 +150,7 @@ struct TargetBinaryTests {
     @Test("SIGHUP while a request is on the wire: it is not dropped, and the new rate, burst, concurrency and decompress apply to what follows")
     func reloadWithRequestInFlight() throws {
         let server = try TestHTTPServer { record in
-            TestHTTPServer.Reply(body: "{}", delayNanos: record.path == "/slow" ? 2_000_000_000 : 0)
+            TestHTTPServer.Reply(body: "{}", delayNanos: record.path == "/slow" ? 2_000_000_000 : record.path.hasPrefix("/after/") ? 700_000_000 : 0)
         }
         defer { server.shutdown() }
         let directory = makeTemporaryDirectory()
@@ -183,13 +183,17 @@ struct TargetBinaryTests {
         for index in 0..<3 {
             _ = try Binaries.client(["submit", "-q", "GET", server.url("/after/\(index)"), "--max-attempts", "1"], socket: daemon.socket)
         }
-        let until = Date().addingTimeInterval(5)
-        while server.records.filter({ $0.path.hasPrefix("/after/") }).count < 3, Date() < until { usleep(20_000) }
+        let until = Date().addingTimeInterval(8)
+        while server.records.filter({ $0.path.hasPrefix("/after/") && $0.end != nil }).count < 3, Date() < until { usleep(20_000) }
         let after = server.records.filter { $0.path.hasPrefix("/after/") }.sorted { $0.start < $1.start }
         #expect(after.count == 3)
         #expect(after.allSatisfy { $0.header("Accept-Encoding") == "identity" })
+        // Each answer takes 700 ms, longer than the rate's 500 ms: concurrency 1 makes them wait in line.
+        for (earlier, later) in zip(after, after.dropFirst()) {
+            #expect(later.start >= earlier.end ?? .max, "two requests on the wire at once under concurrency 1")
+        }
         let span = Double((after.last?.start ?? 0) - (after.first?.start ?? 0)) / 1e9
-        #expect(span > 0.8 && span < 1.6, "3 requests at 2/s with a burst of 1 took \(span) s")
+        #expect(span > 1.3 && span < 2.2, "3 requests of 700 ms, one at a time, started over \(span) s")
     }
 
     @Test("a configuration with a bad target table is refused naming the key")

@@ -141,6 +141,20 @@ struct ScheduleTests {
         #expect(h.request(.pause(JobSelector(job: "cd_0000000000"))).errorCodes == [.unknownJob])
     }
 
+    @Test("a paused schedule comes back from the store paused, with nothing armed, and resumes on the grid")
+    func pausedSurvivesRestart() {
+        var h = Harness()
+        let id = h.schedule(scheduleSpec(request: false))
+        _ = h.request(.pause(JobSelector(key: "tick")))
+        var (restarted, _) = h.restarted(after: 7 * second)
+        #expect(restarted.scheduleInfo(id)?.paused == true && restarted.armed == nil)
+        #expect(restarted.fireDue().events(.elapsed).isEmpty)
+        _ = restarted.request(.resume(JobSelector(job: id.rawValue)))
+        // 1_800_000_007 s is odd: the next even second is 1 s away.
+        #expect(restarted.armed == restarted.now.instant.advanced(by: 1 * second))
+        #expect(restarted.scheduleInfo(id)?.missed == 0)
+    }
+
     @Test("a rule with no elapse left ends the schedule, after its last run ends")
     func completes() {
         var h = Harness()
@@ -151,6 +165,24 @@ struct ScheduleTests {
         #expect(h.scheduler.job(id)?.state == .completed)
         #expect(ended.events(.completed).map(\.job) == [id.rawValue])
         #expect(ended.events(.completed).map(\.state) == [.completed])
+    }
+
+    @Test("a schedule without a request ends completed at its last elapse; one whose last elapse passed while the daemon was down ends at the restart, after its catch-up")
+    func completesWithoutRequest() {
+        var h = Harness()
+        let clock = h.schedule(scheduleSpec(calendar: "@1800000003", request: false, key: "once"))
+        let fired = h.fireAtArmedDeadline()
+        #expect(fired.events(.elapsed).map(\.run) == [ScheduleRun.none])
+        #expect(h.scheduler.job(clock)?.state == .completed && fired.events(.completed).map(\.state) == [.completed])
+
+        var d = Harness()
+        let hook = d.schedule(scheduleSpec(calendar: "@1800000003", key: "hook"))
+        var (restarted, effects) = d.restarted(after: 60 * second)
+        effects += restarted.fireDue()
+        guard let run = effects.sends.first else { Issue.record("no catch-up run"); return }
+        #expect(restarted.scheduler.job(hook)?.state == .active, "it ends once its run has")
+        _ = restarted.handle(.httpFinished(run.job, attempt: run.attempt, Fixture.answer(200)))
+        #expect(restarted.scheduler.job(hook)?.state == .completed && restarted.scheduleInfo(hook)?.runs == 1)
     }
 
     @Test("bad expressions, zones and combinations are refused with a stable code and change nothing")
@@ -226,6 +258,7 @@ struct ScheduleTests {
             (ScheduleSpec(calendar: "Mon 2027-03-02", tz: "UTC"), "'calendar', its weekday field"),
             (ScheduleSpec(cron: "0 0 31 2 *", tz: "UTC"), "'cron', its day of month field"),
             (ScheduleSpec(cron: "61 * * * *", tz: "UTC"), "'cron', its minute field"),
+            (ScheduleSpec(calendar: "2020-01-01", tz: "UTC"), "'calendar': '2020-01-01 00:00:00' has no elapse after now"),
         ]
         for (spec, named) in cases {
             let failures = h.request(.registerSchedule(spec)).replies.compactMap {

@@ -26,6 +26,9 @@ struct JobEventLogTests {
         #expect(JobEventLog.level(of: completed) == .debug)
         completed.state = .failed
         #expect(JobEventLog.level(of: completed) == .notice)
+        var finished = Self.event(.completed, kind: .schedule)
+        finished.state = .completed
+        #expect(JobEventLog.level(of: finished) == .debug, "a schedule whose rule ran out ended well")
     }
 
     @Test("the log rate: a burst of ten seconds' worth goes out, the rest is held back and summed up once a second; errors always go out")

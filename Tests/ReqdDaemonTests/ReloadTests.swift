@@ -62,12 +62,33 @@ struct ReloadTests {
         try new.set("socket.mode", .string("0600"))
         try new.set("http.request_timeout", .string("5s"))
         let control = LogLevelControl(.info)
-        daemon.reload(new, levelControl: control)
+        try daemon.reload(new, levelControl: control)
 
         #expect(control.current == .debug)
         #expect(daemon.loop.inspect { $0.configuration.maxActiveJobs } == 1234)
         #expect(daemon.loop.inspect { $0.configuration.requestTimeoutNanos } == 30_000_000_000)
         let warnings = messages.all.filter { $0.hasPrefix("warning:") }
         #expect(warnings == ["warning: these settings change only on restart: socket.mode, http.request_timeout"])
+    }
+
+    @Test("a reload whose target concurrency is above the connection pool the daemon started with is refused, and changes nothing")
+    func concurrencyAboveTheRunningPool() throws {
+        let directory = TemporaryDirectory()
+        var configuration = Configuration()
+        configuration.socketPath = directory.path + "/reqd.sock"
+        configuration.stateDirectory = directory.path + "/state"
+        let daemon = try Daemon.start(configuration: configuration, environment: [:], logger: RecordingLogHandler.Messages().logger(), seed: 1)
+        defer { daemon.stop() }
+        let pool = configuration.http.maxConnectionsPerHost
+
+        // The file raises both: valid on its own, but the pool changes only on restart.
+        var new = configuration
+        try new.set("http.max_connections_per_host", .integer(Int64(pool * 2)))
+        try new.set("jobs.max_active", .integer(1234))
+        try new.scheduler.targets.update("api.example") { $0.concurrency = pool * 2 }
+        try new.validate()
+        #expect(throws: DaemonError.self) { try daemon.reload(new, levelControl: nil) }
+        #expect(daemon.loop.inspect { $0.configuration.maxActiveJobs } != 1234, "nothing of the file was applied")
+        #expect(daemon.loop.inspect { $0.configuration.targets.tables.isEmpty })
     }
 }

@@ -53,7 +53,8 @@ extension ScheduleSpec {
             rule = .calendar(Recurrence(pattern: pattern, zone: zone))
         }
         guard rule.next(after: now.wall) != nil else {
-            throw SchedulerError(.badSchedule, "'\(rule.normalized)' has no elapse after now")
+            let field = calendar != nil ? "calendar" : cron != nil ? "cron" : "every_ms"
+            throw SchedulerError(.badSchedule, "'\(field)': '\(rule.normalized)' has no elapse after now")
         }
         var delay: Int64 = 0
         if let randomizedDelayMs, randomizedDelayMs != 0 {

@@ -24,7 +24,7 @@ enum JobEventLog {
         case .registered, .expired, .cancelled, .succeeded, .polled, .progress, .retrying, .held, .member, .elapsed, .paused, .resumed:
             .debug
         case .failed, .timedOut, .dead: .notice
-        case .completed: event.state == .succeeded ? .debug : .notice
+        case .completed: event.state == .succeeded || event.state == .completed ? .debug : .notice
         }
     }
 

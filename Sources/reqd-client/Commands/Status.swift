@@ -9,7 +9,7 @@ struct Status: ParsableCommand {
     @Argument(help: "A job id; omit it for the daemon summary.")
     var job: String?
 
-    @Flag(help: "With the summary, each target's limits and live state: tokens, in flight, waiting, pause, last error, requests in the last minute.")
+    @Flag(help: "With the summary, each target's limits and live state: tokens, in flight, waiting, pause, breaker, last error, requests in the last minute.")
     var targets = false
 
     @Flag(help: "With a request or poll job, its last 5 attempts: start, duration, address, status, error and response headers.")
