@@ -249,6 +249,26 @@ struct TargetLimitsTests {
         #expect(plain.targets == nil, "without targets the summary stays as it was")
     }
 
+    @Test("root's status --targets also shows each configured table nothing has used yet, with its policy and an idle state; a user's does not")
+    func statusTargetsIdleTables() throws {
+        var h = try Self.limited { $0.rate = TargetRate("2/s"); $0.burst = 4 }
+        try h.scheduler.configuration.targets.update("*.partner.example") { $0.concurrency = 3 }
+        func targets(connection: UInt64) throws -> [TargetLimitInfo] {
+            guard case .success(.summary(let summary)) = h.request(.status(StatusRequest(targets: true)), connection: connection).replies.first?.result
+            else { throw TestFailure("no summary") }
+            return try #require(summary.targets)
+        }
+        let idle = try targets(connection: 3)
+        #expect(idle.map(\.target) == ["*.partner.example", "api.example"])
+        let api = try #require(idle.last)
+        #expect(api.table == "api.example" && api.rate == "2/s" && api.burst == 4 && api.tokens == 4)
+        #expect(api.inFlight == 0 && api.waiting == 0 && api.requestsLastMinute == 0 && api.pausedUntil == nil)
+        #expect(idle.first?.concurrency == 3 && idle.first?.tokens == nil, "no rate, no bucket")
+        #expect(try targets(connection: 1).isEmpty, "a user sees only the targets their jobs use")
+        _ = h.submitted(Self.order())
+        #expect(try targets(connection: 3).map(\.target) == ["api.example:443", "*.partner.example"], "in use, the table shows as its target")
+    }
+
     @Test("a backlog keeps the rate when every turn comes 1 ms late: 21 requests at 20/s span 1 s, not 1.02 s")
     func lateTurnsKeepTheRate() throws {
         var h = try Self.limited { $0.rate = TargetRate("20/s") }

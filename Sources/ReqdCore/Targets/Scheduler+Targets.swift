@@ -192,9 +192,26 @@ extension Scheduler {
         }
     }
 
-    /// `status --targets`: each target's limits and live state that `peer` may see (root: all;
+    /// `status --targets`: each target's limits and live state that `peer` may see (root: all,
+    /// and each configured table no target in use matched, with its policy and an idle state;
     /// others: the targets their own jobs used in the last minute or wait for).
     func targetInfos(for peer: Peer, at now: ClockReading) -> [TargetLimitInfo] {
+        var infos = liveTargetInfos(for: peer, at: now)
+        guard peer.uid == 0 else { return infos }
+        let shown = Set(infos.map(\.table))
+        for name in configuration.targets.tables.keys.sorted() where !shown.contains(name) {
+            let limits = configuration.targets.limits(for: name)
+            infos.append(
+                TargetLimitInfo(
+                    target: name, table: name, rate: limits.rate?.description, burst: limits.burst, concurrency: limits.concurrency,
+                    tokens: limits.rate == nil ? nil : limits.burst, inFlight: 0, waiting: 0, pausedUntil: nil, requestsLastMinute: 0,
+                    lastError: nil, breaker: limits.breaker.map { breakerInfo(CircuitBreaker(), $0, at: now) }))
+        }
+        return infos
+    }
+
+    /// The targets with live state that `peer` may see.
+    private func liveTargetInfos(for peer: Peer, at now: ClockReading) -> [TargetLimitInfo] {
         let rules = configuration.targets
         var errors: [String: String] = [:]
         // Most failures first: a target reached by several origins (http and https) shows the worst.
