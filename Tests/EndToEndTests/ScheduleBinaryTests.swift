@@ -227,6 +227,46 @@ struct ScheduleBinaryTests {
         }
     }
 
+    @Test("the options through the binaries: --catch-up, --randomized-delay, --scope, --ephemeral; --bind-connection ends with its client; cancel --abort aborts the run")
+    func optionsThroughTheBinaries() throws {
+        try withServerAndDaemon(try makeServer()) { server, daemon in
+            let registered = Date().timeIntervalSince1970
+            let id = try register(
+                ["--every", "1h", "--catch-up", "none", "--randomized-delay", "30s", "--fixed-delay", "--scope", "nightly", "--ephemeral", "--key", "opts"],
+                daemon)
+            let job = try status(id, daemon)
+            let view = (job["schedule"] as? [String: Any]) ?? [:]
+            #expect(view["catch_up"] as? String == "none" && view["randomized_delay_ms"] as? Int == 30_000, "\(view)")
+            #expect(job["scope"] as? String == "nightly" && job["durable"] as? Bool == false && job["key"] as? String == "opts")
+            let next = ((view["next"] as? [Any]) ?? []).compactMap(epochSeconds)
+            #expect(abs((next.first ?? 0) - registered - 3_600) < 5, "an hour from registration, before its delay: \(next)")
+            let scoped = try Binaries.client(["--json", "list", "--scope", "nightly"], socket: daemon.socket)
+            #expect(((scoped.json?["jobs"] as? [[String: Any]]) ?? []).compactMap { $0["id"] as? String } == [id])
+
+            // The client is killed while it follows: its schedule ends with its connection. (KILL:
+            // a test runner may leave its children ignoring SIGTERM.)
+            _ = try Binaries.run(
+                "/usr/bin/timeout",
+                ["-s", "KILL", "2.5", Binaries.client, "--socket", daemon.socket, "register-schedule", "--every", "1s", "--key", "bound", "--bind-connection", "--follow"],
+                timeout: 10)
+            let bound = try Binaries.client(["--json", "list", "--key", "bound"], socket: daemon.socket)
+            let boundJob = (bound.json?["jobs"] as? [[String: Any]])?.first
+            #expect(boundJob?["state"] as? String == "cancelled" && boundJob?["reason"] as? String == "connection_closed", "\(bound.stdout)")
+
+            // cancel --abort: the run in flight is cancelled and its request aborted on the wire.
+            let slow = try register(["--every", "1s", "--key", "slow", "GET", server.url("/slow/abort"), "--max-attempts", "1"], daemon)
+            let deadline = Date().addingTimeInterval(5)
+            while server.records(path: "/slow/abort").isEmpty, Date() < deadline { usleep(20_000) }
+            let run = try schedule(slow, daemon)["running"] as? String ?? ""
+            #expect(run.hasPrefix("rq_"))
+            #expect(try Binaries.client(["cancel", "--abort", "--key", "slow"], socket: daemon.socket).status == 0)
+            let aborted = Date().addingTimeInterval(3)
+            while server.records(path: "/slow/abort").first?.abortedByClient != true, Date() < aborted { usleep(20_000) }
+            #expect(server.records(path: "/slow/abort").map(\.abortedByClient) == [true])
+            #expect(try status(slow, daemon)["state"] as? String == "cancelled" && (try status(run, daemon))["state"] as? String == "cancelled")
+        }
+    }
+
     @Test("pause stops elapses, resume goes on from the next one, cancel ends the schedule")
     func pauseResumeCancel() throws {
         try withServerAndDaemon(try makeServer()) { server, daemon in
