@@ -43,6 +43,24 @@ struct DeadlinesFirstTests {
         #expect(h.scheduler.job(id)?.state == .expired)
     }
 
+    @Test("a burst larger than a timer turn's share: a turn with a request fires the rest of it first, so a cancel finds its countdown expired")
+    func burstBeforeARequest() {
+        var h = Harness()
+        let share = h.scheduler.configuration.timerEntriesPerTurn
+        var last: JobID?
+        for index in 0..<(share * 2) { last = h.countdown(key: "b\(index)", seconds: 1, tickMs: 60_000).id }
+        guard let last, let due = h.armed else { Issue.record("nothing armed"); return }
+        h.advance(due.nanoseconds(since: h.now.instant))
+        var effects: [SchedulerEffect] = []
+        h.scheduler.handle(turn: [.timerFired], at: h.now, into: &effects)
+        #expect(effects.events(.expired).count == share, "a turn of the timer alone fires its share")
+        effects = []
+        let cancel = SchedulerEvent.request(ConnectionID(1), Request(id: .number(99), body: .cancel(JobSelector(key: "b\(share * 2 - 1)"))))
+        h.scheduler.handle(turn: [cancel], at: h.now, into: &effects)
+        #expect(effects.events(.expired).count == share, "the rest of the burst fired before the request")
+        #expect(h.scheduler.job(last)?.state == .expired, "the cancel came after its deadline and found it expired")
+    }
+
     @Test("with nothing due, a turn is its events one after another")
     func nothingDue() {
         var one = Harness()

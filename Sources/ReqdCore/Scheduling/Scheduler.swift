@@ -98,9 +98,15 @@ public struct Scheduler: Sendable {
     ///
     /// A deadline that is already due when the turn starts fires before any of the turn's events,
     /// whatever they are, so its effects come first too: what other clients asked for never makes
-    /// a due timer wait behind it.
-    public mutating func handle(turn events: some Sequence<SchedulerEvent>, at now: ClockReading, into effects: inout [SchedulerEffect]) {
+    /// a due timer wait behind it. A turn of the timer alone fires `timerEntriesPerTurn` of them.
+    public mutating func handle(turn events: some Collection<SchedulerEvent>, at now: ClockReading, into effects: inout [SchedulerEffect]) {
         startTurn()
+        if events.contains(where: { if case .timerFired = $0 { false } else { true } }) {
+            // A turn that carries more than the timer fires every due deadline first, however
+            // many: no request sees, cancels or replaces a job whose deadline has passed as if it
+            // had not. Turns of the timer alone take a share each.
+            timerEntriesLeft = .max
+        }
         if let next = nextDeadline, next <= now.instant {
             fireDueTimers(at: now, into: &effects)
             if !ledger.freed.isEmpty { startWaitingJobs(at: now, into: &effects) }

@@ -28,6 +28,8 @@ public final class SchedulerLoop: @unchecked Sendable {
         case continueLists
         /// The timer fired.
         case wakeup
+        /// Timer entries a turn left due (a burst larger than a turn's share): the next share.
+        case timersLeft
         /// The wall clock was stepped.
         case clockStepped
     }
@@ -61,8 +63,8 @@ public final class SchedulerLoop: @unchecked Sendable {
     private var largestTurnItems = 0
     /// A `.continueLists` is in the inbox or in the turn in progress.
     private var listsPosted = false
-    /// Whether a `.wakeup` waits in the inbox for timer entries a turn left due.
-    private var wakeupPosted = false
+    /// Whether a `.timersLeft` waits in the inbox.
+    private var timersLeftPosted = false
 
     /// The most items one turn has handled so far, for tests: never more than `turnBudget`, except
     /// for what a turn's own calls out hand back to it (`Inbox.Arrival.reentrant`).
@@ -309,9 +311,11 @@ public final class SchedulerLoop: @unchecked Sendable {
             case .continueLists:
                 listsPosted = false
                 events.append(.continueLists)
+            case .timersLeft:
+                timersLeftPosted = false
+                events.append(.timerFired)
             case .wakeup:
                 wakeups += 1
-                wakeupPosted = false
                 let deadline = plan.jobDeadline
                 let due = plan.fired(at: now.instant)
                 if due.watchdog { notifier.watchdog() }
@@ -340,9 +344,9 @@ public final class SchedulerLoop: @unchecked Sendable {
         if let deadline = plan.jobDeadline, deadline <= now.instant {
             // Entries are due already (a burst larger than a turn's share): their turn comes next,
             // behind what the queue holds, with no round trip through the timerfd.
-            if !wakeupPosted {
-                wakeupPosted = true
-                enqueue(.wakeup)
+            if !timersLeftPosted {
+                timersLeftPosted = true
+                enqueue(.timersLeft)
             }
         } else {
             timer?.apply(plan.nextArming(), now: now)
