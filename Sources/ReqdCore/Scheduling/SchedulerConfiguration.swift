@@ -69,10 +69,10 @@ public struct SchedulerConfiguration: Sendable, Hashable {
     public var daemonPID: Int32? = nil
     /// The connection cap the daemon applies (`socket.max_connections`, resolved), shown in the summary.
     public var maxConnections: Int? = nil
-    /// Timer entries (expiries, elapses, retries, polls) one timer turn handles at most. When more
-    /// are due, the timer is armed again at once: every entry is handled with a clock reading at
-    /// most this many entries old, so its `late_by` is the truth, and requests on the socket get
-    /// their turns between the slices of a burst instead of after all of it.
+    /// Timer entries (expiries, elapses, retries, polls) a turn of the timer alone handles at most.
+    /// When more are due, the next share comes in a turn of its own at once: every entry is
+    /// handled with a clock reading at most this many entries old, so its `late_by` is the truth.
+    /// A turn that also carries requests fires every due entry before them (deadlines first).
     public var timerEntriesPerTurn: Int = 256
 
     /// The defaults.

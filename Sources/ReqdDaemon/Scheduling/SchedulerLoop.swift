@@ -313,6 +313,8 @@ public final class SchedulerLoop: @unchecked Sendable {
                 events.append(.continueLists)
             case .timersLeft:
                 timersLeftPosted = false
+                // The timerfd is not armed while shares are posted: the watchdog is pinged here.
+                if plan.fired(at: now.instant).watchdog { notifier.watchdog() }
                 events.append(.timerFired)
             case .wakeup:
                 wakeups += 1
