@@ -114,6 +114,7 @@ public final class Daemon: Sendable {
         lineLimit.pendingBytes.store(running.maxPendingBytes, ordering: .relaxed)
         let scheduler = Self.schedulerConfiguration(running)
         lineLimit.connections.update(running.scheduler.userLimits, maxConnections: scheduler.maxConnections ?? 0)
+        parts.executor?.setMaxConnectionsPerHost(running.http.maxConnectionsPerHost)
         loop.perform(.reconfigure(scheduler))
         if !needsRestart.isEmpty {
             logger.warning("these settings change only on restart: \(needsRestart.joined(separator: ", "))")

@@ -124,6 +124,14 @@ struct AttemptLogBinaryTests {
         #expect((log[0]["duration_ms"] as? Double ?? 0) >= 500)
     }
 
+    /// Registers a durable poll of `url` until a 200, and returns its id.
+    private static func registerPoll(_ url: String, every: String, socket: String) throws -> String {
+        let registered = try Binaries.client(["--json", "register-poll", url, "--every", every, "--until", "status == 200"], socket: socket)
+        #expect(registered.status == 0, "\(registered.stderr)")
+        let reply = try JSONSerialization.jsonObject(with: Data(registered.stdout.utf8)) as? [String: Any]
+        return try #require((reply?["job"] as? [String: Any])?["id"] as? String)
+    }
+
     @Test("a durable poll's attempts, held in memory while it runs, are written at a clean stop and shown after the restart")
     func pollAcrossRestart() throws {
         let server = try TestHTTPServer { _ in TestHTTPServer.Reply(status: 202, body: "{\"state\":\"running\"}") }
@@ -131,11 +139,7 @@ struct AttemptLogBinaryTests {
         let directory = makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var daemon = try DaemonProcess(directory: directory)
-        let registered = try Binaries.client(
-            ["--json", "register-poll", server.url("/state"), "--every", "300ms", "--until", "status == 200"], socket: daemon.socket)
-        #expect(registered.status == 0, "\(registered.stderr)")
-        let reply = try JSONSerialization.jsonObject(with: Data(registered.stdout.utf8)) as? [String: Any]
-        let job = try #require((reply?["job"] as? [String: Any])?["id"] as? String)
+        let job = try Self.registerPoll(server.url("/state"), every: "300ms", socket: daemon.socket)
         for _ in 0..<200 where server.records(path: "/state").count < 3 { usleep(20_000) }
         let running = try attempts(of: job, socket: daemon.socket)
         #expect(running.count >= 3 && running.allSatisfy { $0["status"] as? Int == 202 }, "\(running)")
@@ -150,5 +154,30 @@ struct AttemptLogBinaryTests {
         #expect(numbers.contains(lastBefore) && numbers.contains(lastBefore - 1), "\(numbers); \(lastBefore) was the last before the stop")
         #expect(numbers == numbers.sorted())
         #expect(restored.allSatisfy { $0["address"] as? String == "127.0.0.1:\(server.port)" })
+    }
+
+    @Test("after a SIGKILL, a durable poll's log has what poll.attempts_write_interval wrote: attempts from within the interval before the kill")
+    func pollAcrossKill() throws {
+        let server = try TestHTTPServer { _ in TestHTTPServer.Reply(status: 202, body: "{\"state\":\"running\"}") }
+        defer { server.shutdown() }
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let interval = ["--set", "poll.attempts_write_interval=1s"]
+        var daemon = try DaemonProcess(directory: directory, extraArguments: interval)
+        let job = try Self.registerPoll(server.url("/state"), every: "200ms", socket: daemon.socket)
+        for _ in 0..<300 where server.records(path: "/state").count < 12 { usleep(20_000) }
+        let sent = server.records(path: "/state").count
+        #expect(sent >= 12)
+        daemon.stop(signal: SIGKILL)
+        let sentBeforeKill = server.records(path: "/state").count
+        daemon = try DaemonProcess(directory: directory, extraArguments: interval)
+        defer { daemon.stop() }
+        let restored = try attempts(of: job, socket: daemon.socket).compactMap { $0["number"] as? Int }
+        // Polls every 200 ms, written at least every 1 s and a poll: the newest attempt from
+        // before the kill is at most about 6 polls older than the last one sent; without the
+        // interval the store would have none. (The restarted daemon's own polls number on.)
+        let newest = try #require(restored.last { $0 <= sentBeforeKill }, "the store had no attempt from before the kill: \(restored)")
+        #expect(newest >= sentBeforeKill - 8, "newest stored attempt \(newest) of \(sentBeforeKill) sent before the kill")
+        #expect(restored == restored.sorted())
     }
 }

@@ -196,6 +196,41 @@ struct TargetBinaryTests {
         #expect(span > 1.3 && span < 2.2, "3 requests of 700 ms, one at a time, started over \(span) s")
     }
 
+    @Test("SIGHUP raises http.max_connections_per_host: requests that went one at a time now overlap")
+    func reloadConnectionsPerHost() throws {
+        let server = try TestHTTPServer { _ in TestHTTPServer.Reply(body: "{}", delayNanos: 600_000_000) }
+        defer { server.shutdown() }
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = directory + "/reqd.toml"
+        try "[http]\nmax_connections_per_host = 1\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let log = directory + "/reqd.log"
+        let daemon = try DaemonProcess(directory: directory, extraArguments: ["--config", file], logFile: log)
+        defer { daemon.stop() }
+        /// Submits three 600 ms requests under `prefix` and returns them once all have ended, by start.
+        func three(_ prefix: String) throws -> [TestHTTPServer.Record] {
+            for index in 0..<3 {
+                _ = try Binaries.client(["submit", "-q", "GET", server.url("\(prefix)\(index)"), "--max-attempts", "1"], socket: daemon.socket)
+            }
+            let until = Date().addingTimeInterval(8)
+            while server.records.filter({ $0.path.hasPrefix(prefix) && $0.end != nil }).count < 3, Date() < until { usleep(20_000) }
+            return server.records.filter { $0.path.hasPrefix(prefix) }.sorted { $0.start < $1.start }
+        }
+        let before = try three("/one/")
+        #expect(before.count == 3)
+        for (earlier, later) in zip(before, before.dropFirst()) {
+            #expect(later.start >= earlier.end ?? .max, "two requests on the wire at once under max_connections_per_host 1")
+        }
+        try "[http]\nmax_connections_per_host = 3\n[targets.\"127.0.0.1:\(server.port)\"]\nconcurrency = 3\n".write(
+            toFile: file, atomically: true, encoding: .utf8)
+        daemon.reload(expecting: "configuration reloaded", count: 1, in: log)
+        #expect(try !String(contentsOfFile: log, encoding: .utf8).contains("change only on restart"))
+        let after = try three("/three/")
+        #expect(after.count == 3)
+        let last = try #require(after.last)
+        #expect(after.allSatisfy { ($0.end ?? 0) > last.start }, "all three on the wire at once")
+    }
+
     @Test("a configuration with a bad target table is refused naming the key")
     func badTable() throws {
         let directory = makeTemporaryDirectory()

@@ -200,6 +200,33 @@ struct AttemptLogTests {
         #expect(ended.scheduler.table.polls[id]?.machine.condition == condition.retired)
     }
 
+    @Test("a crash loses at most poll.attempts_write_interval of a running durable poll's log; 0 writes every answer's attempt")
+    func durablePollWritesOnInterval() throws {
+        for interval in [10 * second, 0] {
+            var configuration = SchedulerConfiguration()
+            configuration.pollAttemptsWriteNanos = interval
+            var h = Harness(configuration: configuration)
+            let (id, effects) = h.poll(PollSpec(url: "https://api.example/jobs/4", everyMs: 1_000, until: "status == 204"))
+            var send = try #require(effects.sends.first)
+            var writtenAt: [Int] = []
+            // 14 answers, one a second: numbers 1 to 14, sent at 0 s to 13 s.
+            for number in 1...14 {
+                let after = h.handle(.httpFinished(send.job, attempt: send.attempt, .response(HTTPAnswer(status: 200)), address: "192.0.2.1:443"))
+                let written = after.compactMap { if case .persist(.attempt(id.rawValue, let attempt)) = $0 { attempt.number } else { nil } }
+                if !written.isEmpty { writtenAt.append(number) }
+                if interval > 0, number == 11 { #expect(written == [7, 8, 9, 10, 11], "the newest 5 go, at the first answer 10 s after the oldest unwritten") }
+                guard number < 14 else { break }
+                let next = h.nextSend(after: after)
+                send = try #require(next)
+            }
+            #expect(writtenAt == (interval > 0 ? [11] : Array(1...14)), "interval \(interval)")
+            // A crash: no shutdown, so what is in memory alone is lost.
+            let (restarted, _) = h.restarted(after: 1 * second)
+            let kept = try #require(restarted.scheduler.job(id)?.poll?.log.entries).map(\.number)
+            #expect(kept == (interval > 0 ? [7, 8, 9, 10, 11] : [10, 11, 12, 13, 14]), "interval \(interval)")
+        }
+    }
+
     @Test("once the daemon is stopping, a durable poll's answers go to the store as they come")
     func answersWhileStopping() throws {
         var h = Harness()

@@ -191,6 +191,21 @@ struct CircuitBreakerTests {
         #expect(states == [[], [], [], [.open]], "2 of 4 is the ratio 0.5, reached by the fourth end, a success")
     }
 
+    @Test("an answer too large to take (a compression bomb) fails its attempt and is retried, but the breaker does not count it")
+    func rejectedAnswerUncounted() throws {
+        var h = try Self.breaking { $0.breakerFailureRatio = 1; $0.breakerMinRequests = 1 }
+        let send = try #require(h.submitted(Self.order(attempts: 2)).effects.sends.first)
+        let why = "the compressed answer decodes to more than 1048576 bytes (http.max_response_bytes)"
+        let effects = h.handle(.httpFinished(send.job, attempt: send.attempt, .rejected(why)))
+        #expect(effects.breakerChanges.isEmpty, "one failure of one would open it")
+        #expect(effects.events(.retrying).map(\.error) == [why])
+        let info = try #require(h.requestInfo(send.job.rawValue))
+        #expect(info.attempts == 1 && info.lastError == why && info.held != true)
+        // The retry goes: the target is not held.
+        let retry = try #require(h.fireAtArmedDeadline().sends.first)
+        #expect(retry.job == send.job && retry.attempt == send.attempt + 1)
+    }
+
     @Test("an unreachable network does not count: the network hold deals with it")
     func unreachableUncounted() throws {
         var h = try Self.breaking { $0.breakerFailureRatio = 1; $0.breakerMinRequests = 1 }

@@ -71,8 +71,8 @@ struct ReloadTests {
         #expect(warnings == ["warning: these settings change only on restart: socket.mode, http.request_timeout"])
     }
 
-    @Test("a reload whose target concurrency is above the connection pool the daemon started with is refused, and changes nothing")
-    func concurrencyAboveTheRunningPool() throws {
+    @Test("a reload that raises http.max_connections_per_host and a target's concurrency together applies both; one above it is refused whole")
+    func concurrencyAndPoolReloadTogether() throws {
         let directory = TemporaryDirectory()
         var configuration = Configuration()
         configuration.socketPath = directory.path + "/reqd.sock"
@@ -81,14 +81,18 @@ struct ReloadTests {
         defer { daemon.stop() }
         let pool = configuration.http.maxConnectionsPerHost
 
-        // The file raises both: valid on its own, but the pool changes only on restart.
         var new = configuration
         try new.set("http.max_connections_per_host", .integer(Int64(pool * 2)))
-        try new.set("jobs.max_active", .integer(1234))
         try new.scheduler.targets.update("api.example") { $0.concurrency = pool * 2 }
-        try new.validate()
-        #expect(throws: DaemonError.self) { try daemon.reload(new, levelControl: nil) }
+        try daemon.reload(new, levelControl: nil)
+        #expect(daemon.loop.inspect { $0.configuration.targets.limits(for: "api.example").concurrency } == pool * 2)
+        #expect(daemon.loop.inspect { $0.configuration.targets.defaultConcurrency } == pool * 2, "the setting is every target's default")
+
+        var above = new
+        try above.scheduler.targets.update("api.example") { $0.concurrency = pool * 3 }
+        try above.set("jobs.max_active", .integer(1234))
+        #expect(throws: DaemonError.self) { try daemon.reload(above, levelControl: nil) }
         #expect(daemon.loop.inspect { $0.configuration.maxActiveJobs } != 1234, "nothing of the file was applied")
-        #expect(daemon.loop.inspect { $0.configuration.targets.tables.isEmpty })
+        #expect(daemon.loop.inspect { $0.configuration.targets.limits(for: "api.example").concurrency } == pool * 2)
     }
 }

@@ -1,4 +1,5 @@
 import Glibc
+import ReqdTestSupport
 import Testing
 
 @testable import ReqdDaemon
@@ -9,18 +10,8 @@ struct SystemdNotifierTests {
     func reloadingCarriesMonotonicTime() throws {
         let directory = TemporaryDirectory()
         let path = directory.path + "/notify"
-        let receiver = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        try #require(receiver >= 0)
+        let receiver = try NotifySocket.bind(path: path)
         defer { close(receiver) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(receiver, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        try #require(bound == 0)
         setenv("NOTIFY_SOCKET", path, 1)
         defer { unsetenv("NOTIFY_SOCKET") }
 

@@ -15,7 +15,7 @@ extension AttemptInfo {
                 headers = kept.lines
                 if kept.truncated { truncated = true }
             }
-        case .failure(let why), .unreachable(let why), .denied(let why):
+        case .failure(let why), .rejected(let why), .unreachable(let why), .denied(let why):
             error = why
         }
         let micros = max(0, now.instant.nanoseconds(since: started)) / 1000

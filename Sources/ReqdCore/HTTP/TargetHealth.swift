@@ -1,7 +1,7 @@
 /// Targets whose requests are failing now, for `metrics` and `reqd-client top`.
 ///
 /// A target is an origin (scheme, host and port). Every end of a request the scheduler asked for
-/// counts: a 5xx or 429 answer, or no answer at all, adds to the target's failures in a row; any
+/// counts: a 5xx or 429 answer, an answer too large to take, or no answer at all, adds to the target's failures in a row; any
 /// other answer clears them. A refusal by the target policy does not count: nothing was sent.
 /// The table keeps at most `capacity` targets, dropping the one that failed longest ago, and
 /// forgets a target with no failure for `staleNanos`, so a daemon that talked to many hosts once
@@ -31,7 +31,7 @@ struct TargetHealth: Sendable {
     func cares(about outcome: HTTPOutcome) -> Bool {
         switch outcome {
         case .response(let answer): !entries.isEmpty || Self.isFailure(answer.status)
-        case .failure, .unreachable: true
+        case .failure, .rejected, .unreachable: true
         case .denied: false
         }
     }
@@ -45,7 +45,7 @@ struct TargetHealth: Sendable {
         case .response:
             entries[key] = nil
             return
-        case .failure(let why), .unreachable(let why):
+        case .failure(let why), .rejected(let why), .unreachable(let why):
             failure = (nil, why)
         case .denied:
             return

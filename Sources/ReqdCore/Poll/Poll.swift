@@ -111,7 +111,7 @@ public struct Poll: Sendable, Hashable {
         let started = lastStart ?? now
         var finished = Finished(step: .next, answer: nil, failure: nil, advanced: false, staleProgress: nil)
         switch outcome {
-        case .failure(let message), .unreachable(let message), .denied(let message):
+        case .failure(let message), .rejected(let message), .unreachable(let message), .denied(let message):
             finished.failure = message
         case .response(let response):
             finished.answer = response

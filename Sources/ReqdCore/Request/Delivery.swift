@@ -104,7 +104,7 @@ public struct Delivery: Sendable, Hashable {
             attempts -= 1
             lastError = why
             return (.held(why), nil)
-        case .failure(let why), .unreachable(let why):
+        case .failure(let why), .rejected(let why), .unreachable(let why):
             (failure, retryable) = (why, true)
         case .denied(let why):
             (failure, retryable) = (why, false)

@@ -206,7 +206,11 @@ extension Scheduler {
                 case .progress:
                     if let job = job(id) { persistProgress(of: job, at: now, into: &effects) }
                 case .pollCounters:
-                    if let poll = table.polls[id]?.machine { effects.append(.persist(.pollCounters(id.rawValue, PollCounters(poll, at: now)))) }
+                    guard let poll = table.polls[id]?.machine else { break }
+                    effects.append(.persist(.pollCounters(id.rawValue, PollCounters(poll, at: now))))
+                    if poll.log.hasUnwritten(olderThan: configuration.pollAttemptsWriteNanos, at: now.wall) {
+                        persistPollAttempts(id, releasing: false, into: &effects)
+                    }
                 case .member(let index):
                     if let member = table.groups[id]?.machine.members[index] {
                         effects.append(.persist(.groupMember(id.rawValue, index: index, MemberRecord(member))))

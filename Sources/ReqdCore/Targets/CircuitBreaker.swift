@@ -20,12 +20,13 @@ struct CircuitBreaker: Sendable {
 
         /// How an end the executor reported counts: no answer or a 5xx fails. A refusal by the
         /// target policy sent nothing; an unreachable network (no route, or the daemon out of
-        /// descriptors) is the network hold's to handle, not a sign of the target's health.
+        /// descriptors) is the network hold's to handle, not a sign of the target's health; and an
+        /// answer reqd would not take (too large, or not decodable) came from a server that answers.
         init(_ outcome: HTTPOutcome) {
             switch outcome {
             case .response(let answer): self = answer.status >= 500 ? .failure("the server answered \(answer.status)") : .success
             case .failure(let why): self = .failure(why)
-            case .unreachable, .denied: self = .none
+            case .unreachable, .denied, .rejected: self = .none
             }
         }
     }

@@ -79,7 +79,7 @@ extension Configuration {
             "http.max_redirects", \.http.maxRedirects, .integer(0...50), .restart,
             "redirects followed; `0` makes the 3xx the answer"),
         Setting(
-            "http.max_connections_per_host", \.maxConnectionsPerHost, .integer(1...10_000), .restart,
+            "http.max_connections_per_host", \.maxConnectionsPerHost, .integer(1...Int64(HTTPSettings.maxConnectionsPerHostLimit)), .reload,
             "connections per host, and every target's default `concurrency`; more requests wait as jobs, in turn across users"),
         Setting("http.threads", \.http.threads, .integer(1...64), .restart, "the HTTP client's event-loop threads"),
         Setting(
@@ -101,6 +101,9 @@ extension Configuration {
         Setting(
             "poll.result_body_bytes", \.scheduler.resultBodyBytes, .integer(0...(1 << 20)), .reload,
             "how much of a final answer's body a poll or request job keeps"),
+        Setting(
+            "poll.attempts_write_interval", \.scheduler.pollAttemptsWriteNanos, .duration(allowZero: true), .reload,
+            "how long a running durable poll's attempt log may go unwritten: a crash loses at most this much of it; `0` writes every answer"),
         Setting(
             "request.max_attempts", \.scheduler.defaultMaxAttempts, .integer(1...1_000), .reload,
             "attempts of a request job naming no `--max-attempts`"),

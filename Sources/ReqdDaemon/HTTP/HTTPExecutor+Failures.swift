@@ -24,7 +24,14 @@ extension HTTPExecutor {
         return !connect.connectionErrors.isEmpty && connect.connectionErrors.allSatisfy { isUnreachable($0.error) }
     }
 
+    /// Whether `error` is an answer reqd would not take: a body over `http.max_response_bytes`,
+    /// decoded or not, or one whose compression could not be decoded.
+    static func isRejectedAnswer(_ error: any Error) -> Bool {
+        error is ResponseAccumulator.ResponseTooBigError || error is NIOHTTPDecompression.DecompressionError
+    }
+
     /// Words for a failed request; never the request's headers or body.
+
     static func describe(_ error: any Error, settings: HTTPSettings) -> String {
         if error is ResponseAccumulator.ResponseTooBigError {
             return "the response body is larger than \(settings.maxResponseBytes) bytes"

@@ -21,7 +21,9 @@ import Synchronization
 ///
 /// At most `maxConnectionsPerHost` requests per host are handed to the client at once; the rest
 /// wait here in a plain FIFO. Queued inside the client, each would cost a timer and its
-/// bookkeeping, which with thousands of poll jobs on one host costs more than the requests.
+/// bookkeeping, which with thousands of poll jobs on one host costs more than the requests. That
+/// limit is the executor's alone, so a reload can change it (`setMaxConnectionsPerHost(_:)`): the
+/// client's pool may grow to the setting's maximum, and never has more requests than this hands it.
 public final class HTTPExecutor: Sendable {
     /// The `User-Agent` every request carries unless its job sets one: servers and their logs can
     /// tell reqd's requests apart, and some refuse requests with none.
@@ -55,6 +57,8 @@ public final class HTTPExecutor: Sendable {
     private let group: MultiThreadedEventLoopGroup
     private let settings: HTTPSettings
     private let state = Mutex(State())
+    /// Requests per host handed to the client at once (`http.max_connections_per_host`).
+    private let perHostLimit: Atomic<Int>
     /// Set when a request failed for lack of descriptors, until one is free again (`start`).
     private let descriptorsShort = Atomic(false)
     private let onFinish: @Sendable (JobID, UInt32, HTTPOutcome, String?) -> Void
@@ -85,6 +89,7 @@ public final class HTTPExecutor: Sendable {
     ) throws {
         self.mayStart = mayStart
         self.settings = settings
+        perHostLimit = Atomic(settings.maxConnectionsPerHost)
         self.metrics = metrics
         self.onFinish = onFinish
         self.onAbortedAddress = onAbortedAddress
@@ -121,13 +126,16 @@ public final class HTTPExecutor: Sendable {
     }
 
     /// The AsyncHTTPClient configuration reqd runs with, before proxies and the target gate: a
-    /// pool of `maxConnectionsPerHost` per host that gives up on a failed connection at once (the
-    /// scheduler retries), redirects as configured, and gzip or deflate answers decoded, never past
-    /// `maxResponseBytes` decoded (a compression bomb fails the attempt).
-    /// Benchmarks build their bare client from it too.
+    /// pool that gives up on a failed connection at once (the scheduler retries), redirects as
+    /// configured, and gzip or deflate answers decoded, never past `maxResponseBytes` decoded (a
+    /// compression bomb fails the attempt). Benchmarks build their bare client from it too.
+    ///
+    /// The pool's limit per host is the setting's maximum: the executor hands the client at most
+    /// `maxConnectionsPerHost` requests per host, so that many connections at most are opened, and
+    /// a reload may raise it.
     public static func clientConfiguration(_ settings: HTTPSettings) -> HTTPClient.Configuration {
         var pool = HTTPClient.Configuration.ConnectionPool(
-            idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: settings.maxConnectionsPerHost)
+            idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: HTTPSettings.maxConnectionsPerHostLimit)
         pool.retryConnectionEstablishment = false
         var configuration = HTTPClient.Configuration(
             tlsConfiguration: nil,
@@ -143,7 +151,7 @@ public final class HTTPExecutor: Sendable {
     public func execute(_ send: HTTPSend) {
         let host = RequestURL.origin(send.request.url)
         let key = Attempt(job: send.job, attempt: send.attempt)
-        let limit = settings.maxConnectionsPerHost
+        let limit = perHostLimit.load(ordering: .relaxed)
         let startNow = state.withLock { state -> Bool in
             // Mutated in place: a copy of the queue would copy its whole buffer.
             if state.hosts[host, default: HostQueue()].running < limit {
@@ -246,12 +254,21 @@ public final class HTTPExecutor: Sendable {
         onFinish(key.job, key.attempt, outcome, address)
     }
 
+    /// Sets the requests per host handed to the client at once, from the next request that starts
+    /// on: a reload of `http.max_connections_per_host`. Requests out now finish; a host above a
+    /// lowered limit starts no queued request until it is below it.
+    public func setMaxConnectionsPerHost(_ limit: Int) {
+        perHostLimit.store(max(1, limit), ordering: .relaxed)
+    }
+
     /// Frees a host's slot and starts the next request waiting for it, if any.
     private func finished(host: Substring) {
+        let limit = perHostLimit.load(ordering: .relaxed)
         let next = state.withLock { state -> HTTPSend? in
-            guard state.hosts[host] != nil else { return nil }
+            // Only the count: a copy of the queue would make the pops below copy its buffer.
+            guard let running = state.hosts[host]?.running else { return nil }
             // Skip requests aborted while they waited.
-            while let send = state.hosts[host]?.waiting.popFirst() {
+            while running <= limit, let send = state.hosts[host]?.waiting.popFirst() {
                 if state.slots[Attempt(job: send.job, attempt: send.attempt)] != nil { return send }
             }
             state.hosts[host]?.running -= 1
@@ -298,6 +315,7 @@ public final class HTTPExecutor: Sendable {
         // Refused by reqd's own rule, as the target policy refuses: no retry would go otherwise,
         // and it says nothing of the target's health.
         if error is HopRecordingDelegate.CrossOriginRedirect { return .denied(why) }
+        if Self.isRejectedAnswer(error) { return .rejected(why) }
         return Self.isUnreachable(error) ? .unreachable(why) : .failure(why)
     }
 

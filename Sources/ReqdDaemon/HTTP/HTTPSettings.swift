@@ -11,9 +11,12 @@ public struct HTTPSettings: Sendable, Hashable {
     public var maxResponseBytes: Int = 1 << 20
     /// Redirects followed per request; 0 follows none (the 3xx is the answer).
     public var maxRedirects: Int = 5
-    /// Connections kept open to one host at most (a soft limit of the pool), and requests handed
-    /// to the client per host at once.
+    /// Requests handed to the client per host at once, and so the connections open to one host
+    /// at most. A reload may change it.
     public var maxConnectionsPerHost: Int = 64
+    /// The most `maxConnectionsPerHost` may be: the client's pool is made this large, so that
+    /// a reload can raise the setting up to it.
+    public static let maxConnectionsPerHostLimit = 10_000
     /// Event-loop threads of the HTTP client. One measured faster than two on 2 cores
     /// (BENCHMARKS.md): requests and their completions stay on one thread.
     public var threads: Int = 1
