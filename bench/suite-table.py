@@ -53,6 +53,7 @@ rows = [
      "bare timerfd loop, one deadline a second: p99 " + cell("floorsparse", " ms", "{:.3f}"),
      f"the schedules' burst p99 {ratio('schedlate_P99_MS','burst_P99_MS'):.2f}× the countdowns'", "-", None),
     ("RSS per ended, retained job at jobs.max_retained (100,000: countdowns, submits and polls alike)", cell("retained", " B"), "-", "-", "≤ 1,024 B", med("retained") <= 1024),
+    ("the same, ephemeral jobs (their attempt logs on the heap)", cell("retainedeph", " B"), "-", "-", "≤ 1,024 B", med("retainedeph") <= 1024),
     ("RSS: idle, 1M active countdowns, 60 s after all cancelled and forgotten",
      f"{med('mem_IDLE_MB'):.0f}, {med('mem_PEAK_MB'):.0f}, " + cell("mem_AFTER_MB", " MB"), "-", "-",
      f"after ≤ 2× idle + 32 MB ({2 * med('mem_IDLE_MB') + 32:.0f} MB)", med("mem_AFTER_MB") <= 2 * med("mem_IDLE_MB") + 32),

@@ -96,9 +96,9 @@ public final class Daemon: Sendable {
     /// Applies a reloaded configuration: the reloadable settings change, the others are reported and keep
     /// their running value until a restart.
     ///
-    /// - Throws: when the settings the daemon would run with do not hold together: a target's
-    ///   `concurrency` above the `http.max_connections_per_host` it started with, which a reload
-    ///   does not change. Nothing is applied then.
+    /// - Throws: when the settings the daemon would run with do not hold together, as
+    ///   `--check-config` finds on the same file: a target's `concurrency` above
+    ///   `http.max_connections_per_host`, say. Nothing is applied then.
     public func reload(_ configuration: Configuration, levelControl: LogLevelControl?) throws(DaemonError) {
         let (running, needsRestart) = try state.withLock { state throws(DaemonError) in
             let reload = state.configuration.reloaded(with: configuration)

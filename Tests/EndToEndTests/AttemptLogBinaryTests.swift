@@ -166,18 +166,21 @@ struct AttemptLogBinaryTests {
         var daemon = try DaemonProcess(directory: directory, extraArguments: interval)
         let job = try Self.registerPoll(server.url("/state"), every: "200ms", socket: daemon.socket)
         for _ in 0..<300 where server.records(path: "/state").count < 12 { usleep(20_000) }
-        let sent = server.records(path: "/state").count
-        #expect(sent >= 12)
+        #expect(server.records(path: "/state").count >= 12)
+        let killed = Date()
         daemon.stop(signal: SIGKILL)
-        let sentBeforeKill = server.records(path: "/state").count
         daemon = try DaemonProcess(directory: directory, extraArguments: interval)
         defer { daemon.stop() }
-        let restored = try attempts(of: job, socket: daemon.socket).compactMap { $0["number"] as? Int }
-        // Polls every 200 ms, written at least every 1 s and a poll: the newest attempt from
-        // before the kill is at most about 6 polls older than the last one sent; without the
-        // interval the store would have none. (The restarted daemon's own polls number on.)
-        let newest = try #require(restored.last { $0 <= sentBeforeKill }, "the store had no attempt from before the kill: \(restored)")
-        #expect(newest >= sentBeforeKill - 8, "newest stored attempt \(newest) of \(sentBeforeKill) sent before the kill")
-        #expect(restored == restored.sorted())
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let restored = try attempts(of: job, socket: daemon.socket)
+        let started = restored.compactMap { ($0["started_at"] as? String).flatMap(formatter.date(from:)) }
+        #expect(started.count == restored.count && started == started.sorted(), "\(restored)")
+        // Polls every 200 ms, written once the next would start 1 s or more after the first
+        // unwritten one: the newest attempt from before the kill started at most about 1.5 s
+        // before it. Without the interval the store would have none. (The restarted daemon's
+        // own attempts started after the kill.)
+        let newest = try #require(started.last { $0 < killed }, "the store had no attempt from before the kill: \(restored)")
+        #expect(killed.timeIntervalSince(newest) < 1.6, "the newest stored attempt started \(killed.timeIntervalSince(newest)) s before the kill")
     }
 }

@@ -196,9 +196,9 @@ struct TargetBinaryTests {
         #expect(span > 1.3 && span < 2.2, "3 requests of 700 ms, one at a time, started over \(span) s")
     }
 
-    @Test("SIGHUP raises http.max_connections_per_host: requests that went one at a time now overlap")
+    @Test("SIGHUP raises http.max_connections_per_host: requests waiting behind one on the wire start at once, and that one ends well on the old clients")
     func reloadConnectionsPerHost() throws {
-        let server = try TestHTTPServer { _ in TestHTTPServer.Reply(body: "{}", delayNanos: 600_000_000) }
+        let server = try TestHTTPServer { _ in TestHTTPServer.Reply(body: "{}", delayNanos: 1_500_000_000) }
         defer { server.shutdown() }
         let directory = makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -207,28 +207,30 @@ struct TargetBinaryTests {
         let log = directory + "/reqd.log"
         let daemon = try DaemonProcess(directory: directory, extraArguments: ["--config", file], logFile: log)
         defer { daemon.stop() }
-        /// Submits three 600 ms requests under `prefix` and returns them once all have ended, by start.
-        func three(_ prefix: String) throws -> [TestHTTPServer.Record] {
-            for index in 0..<3 {
-                _ = try Binaries.client(["submit", "-q", "GET", server.url("\(prefix)\(index)"), "--max-attempts", "1"], socket: daemon.socket)
-            }
-            let until = Date().addingTimeInterval(8)
-            while server.records.filter({ $0.path.hasPrefix(prefix) && $0.end != nil }).count < 3, Date() < until { usleep(20_000) }
-            return server.records.filter { $0.path.hasPrefix(prefix) }.sorted { $0.start < $1.start }
+        var ids: [String] = []
+        for index in 0..<3 {
+            let submitted = try Binaries.client(["submit", "-q", "GET", server.url("/slow/\(index)"), "--max-attempts", "1"], socket: daemon.socket)
+            ids.append(submitted.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
         }
-        let before = try three("/one/")
-        #expect(before.count == 3)
-        for (earlier, later) in zip(before, before.dropFirst()) {
-            #expect(later.start >= earlier.end ?? .max, "two requests on the wire at once under max_connections_per_host 1")
-        }
-        try "[http]\nmax_connections_per_host = 3\n[targets.\"127.0.0.1:\(server.port)\"]\nconcurrency = 3\n".write(
-            toFile: file, atomically: true, encoding: .utf8)
+        let deadline = Date().addingTimeInterval(5)
+        while server.records.isEmpty, Date() < deadline { usleep(10_000) }
+        usleep(200_000)
+        #expect(server.records.count == 1, "one request at a time under max_connections_per_host 1")
+
+        try "[http]\nmax_connections_per_host = 3\n".write(toFile: file, atomically: true, encoding: .utf8)
         daemon.reload(expecting: "configuration reloaded", count: 1, in: log)
         #expect(try !String(contentsOfFile: log, encoding: .utf8).contains("change only on restart"))
-        let after = try three("/three/")
-        #expect(after.count == 3)
-        let last = try #require(after.last)
-        #expect(after.allSatisfy { ($0.end ?? 0) > last.start }, "all three on the wire at once")
+        let until = Date().addingTimeInterval(5)
+        while server.records.count < 3, Date() < until { usleep(10_000) }
+        let records = server.records.sorted { $0.start < $1.start }
+        #expect(records.count == 3)
+        let first = try #require(records.first)
+        #expect(records.dropFirst().allSatisfy { $0.start < first.end ?? .max }, "the two waiting started while the first was on the wire")
+        for id in ids {
+            let waited = try Binaries.client(["wait", id, "--timeout", "10s"], socket: daemon.socket)
+            #expect(waited.status == 0, "\(id): \(waited.stdout) \(waited.stderr)")
+        }
+        #expect(server.records.allSatisfy { $0.status == 200 && !$0.abortedByClient })
     }
 
     @Test("a configuration with a bad target table is refused naming the key")

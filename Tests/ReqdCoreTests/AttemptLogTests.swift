@@ -214,17 +214,50 @@ struct AttemptLogTests {
                 let after = h.handle(.httpFinished(send.job, attempt: send.attempt, .response(HTTPAnswer(status: 200)), address: "192.0.2.1:443"))
                 let written = after.compactMap { if case .persist(.attempt(id.rawValue, let attempt)) = $0 { attempt.number } else { nil } }
                 if !written.isEmpty { writtenAt.append(number) }
-                if interval > 0, number == 11 { #expect(written == [7, 8, 9, 10, 11], "the newest 5 go, at the first answer 10 s after the oldest unwritten") }
+                // Attempt 1 started at 0 s; after answer 10 the next would start at 10 s.
+                if interval > 0, number == 10 { #expect(written == [6, 7, 8, 9, 10], "the newest 5 go, at the answer before the interval ends") }
                 guard number < 14 else { break }
                 let next = h.nextSend(after: after)
                 send = try #require(next)
             }
-            #expect(writtenAt == (interval > 0 ? [11] : Array(1...14)), "interval \(interval)")
+            #expect(writtenAt == (interval > 0 ? [10] : Array(1...14)), "interval \(interval)")
             // A crash: no shutdown, so what is in memory alone is lost.
             let (restarted, _) = h.restarted(after: 1 * second)
             let kept = try #require(restarted.scheduler.job(id)?.poll?.log.entries).map(\.number)
-            #expect(kept == (interval > 0 ? [7, 8, 9, 10, 11] : [10, 11, 12, 13, 14]), "interval \(interval)")
+            #expect(kept == (interval > 0 ? [6, 7, 8, 9, 10] : [10, 11, 12, 13, 14]), "interval \(interval): the 4 attempts of the last 4 s are lost")
         }
+    }
+
+    @Test("a poll slower than poll.attempts_write_interval writes each answer's attempt: the next poll would start past the interval")
+    func slowPollWritesEachAnswer() throws {
+        var configuration = SchedulerConfiguration()
+        configuration.pollAttemptsWriteNanos = 60 * second
+        var h = Harness(configuration: configuration)
+        let (id, effects) = h.poll(PollSpec(url: "https://api.example/jobs/5", everyMs: 300_000, until: "status == 204"))
+        var send = try #require(effects.sends.first)
+        for number in 1...3 {
+            let after = h.handle(.httpFinished(send.job, attempt: send.attempt, .response(HTTPAnswer(status: 200)), address: "192.0.2.1:443"))
+            let written = after.compactMap { if case .persist(.attempt(id.rawValue, let attempt)) = $0 { attempt.number } else { nil } }
+            #expect(written == [number], "a 5-minute poll's attempt is not left unwritten until its next answer")
+            let next = h.nextSend(after: after)
+            send = try #require(next)
+        }
+    }
+
+    @Test("a running durable poll's attempt that timed out and was written gets its address in the store too")
+    func addressAfterIntervalWrite() throws {
+        var configuration = SchedulerConfiguration()
+        configuration.pollAttemptsWriteNanos = 0
+        var h = Harness(configuration: configuration)
+        let (id, effects) = h.poll(PollSpec(url: "https://api.example/jobs/6", everyMs: 1_000, until: "status == 200", maxFailures: 10))
+        let send = try #require(effects.sends.first)
+        var fired: [SchedulerEffect] = []
+        while fired.aborts.isEmpty, h.armed != nil { fired = h.fireAtArmedDeadline() }
+        let written = fired.compactMap { if case .persist(.attempt(id.rawValue, let attempt)) = $0 { attempt } else { nil } }
+        #expect(written.map(\.address) == [nil] && written.first?.error?.contains("no answer") == true, "\(written)")
+        let addressed = h.handle(.attemptAddressed(send.job, attempt: send.attempt, address: "192.0.2.7:443"))
+        #expect(addressed.contains { if case .persist(.attemptAddress(id.rawValue, Int(send.attempt), "192.0.2.7:443")) = $0 { true } else { false } })
+        #expect(h.scheduler.job(id)?.poll?.log.entries.last?.address == "192.0.2.7:443")
     }
 
     @Test("once the daemon is stopping, a durable poll's answers go to the store as they come")

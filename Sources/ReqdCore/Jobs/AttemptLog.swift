@@ -6,8 +6,8 @@ import ReqdProtocol
 /// A durable request job keeps none in memory: each attempt is written to the store as it ends,
 /// and `status --attempts` reads them back from there. A durable poll answers far more often, so
 /// its attempts stay here while it runs and are written when it ends, when the daemon stops, and
-/// at the first answer after the oldest unwritten one is `poll.attempts_write_interval` old
-/// (`takeUnwritten()`); after that the store has them. An ephemeral job has no store: its log
+/// at an answer after which the next poll would start `poll.attempts_write_interval` or more after
+/// the first attempt since the last write (`takeUnwritten()`); after that the store has them. An ephemeral job has no store: its log
 /// stays with it until it is forgotten.
 public struct AttemptLog: Sendable, Hashable {
     public private(set) var entries: [AttemptInfo] = []
@@ -37,13 +37,18 @@ public struct AttemptLog: Sendable, Hashable {
 
     /// Sets the address of attempt `number`, when it is the last one logged and has none: an
     /// attempt aborted at its request timeout learns where it went only after it was logged.
-    public mutating func setAddress(_ address: String, ofAttempt number: Int) {
-        guard let last = entries.indices.last, entries[last].number == number, entries[last].address == nil else { return }
+    ///
+    /// - Returns: true when it was set on an entry the store already has, which needs it too.
+    @discardableResult
+    public mutating func setAddress(_ address: String, ofAttempt number: Int) -> Bool {
+        guard let last = entries.indices.last, entries[last].number == number, entries[last].address == nil else { return false }
         entries[last].address = address
+        return unwritten == 0
     }
 
     /// Whether the first attempt since the last write started `interval` nanoseconds or more
-    /// before `now` (or after it: the wall clock was set back).
+    /// before `now` (or after it: the wall clock was set back); `now` may be ahead of the clock,
+    /// at the next poll's start.
     func hasUnwritten(olderThan interval: Int64, at now: WallTime) -> Bool {
         guard unwritten > 0 else { return false }
         let age = now.nanosecondsSinceEpoch / 1_000_000 - Int64(pending & Self.sinceMask)

@@ -110,8 +110,9 @@ extension Scheduler {
         guard let header = table[id] else { return }
         if storeHoldsAttempts(durable: header.durable, kind: header.kind, active: header.isActive) {
             effects.append(.persist(.attemptAddress(id.rawValue, number: Int(attempt), address: address)))
-        } else {
-            table.withAttemptLog(id) { $0.setAddress(address, ofAttempt: Int(attempt)) }
+        } else if table.withAttemptLog(id, { $0.setAddress(address, ofAttempt: Int(attempt)) }) == true, header.durable {
+            // A running durable poll wrote that attempt already (`poll.attempts_write_interval`).
+            effects.append(.persist(.attemptAddress(id.rawValue, number: Int(attempt), address: address)))
         }
     }
 
@@ -208,7 +209,9 @@ extension Scheduler {
                 case .pollCounters:
                     guard let poll = table.polls[id]?.machine else { break }
                     effects.append(.persist(.pollCounters(id.rawValue, PollCounters(poll, at: now))))
-                    if poll.log.hasUnwritten(olderThan: configuration.pollAttemptsWriteNanos, at: now.wall) {
+                    // Judged at the next poll's start: what is unwritten now stays so until then.
+                    let next = now.wall(at: max(poll.nextStart, now.instant))
+                    if poll.log.hasUnwritten(olderThan: configuration.pollAttemptsWriteNanos, at: next) {
                         persistPollAttempts(id, releasing: false, into: &effects)
                     }
                 case .member(let index):

@@ -34,10 +34,11 @@ public struct SchedulerConfiguration: Sendable, Hashable {
     public var requestTimeoutNanos: Int64 = 30_000_000_000
     /// How much of a final answer's body a job keeps for `status`.
     public var resultBodyBytes: Int = 4096
-    /// How long a running durable poll's attempts may stay in memory alone: at the first answer
-    /// once the first attempt since the last write is this old, its log goes to the store. The store has
-    /// the rest at the poll's end and at a clean stop; a crash loses at most this much of the log
-    /// (the counters are written at every answer). 0 writes every answer's attempt.
+    /// How long a running durable poll's attempts may stay in memory alone: an answer after which
+    /// the next poll would start this long or longer after the first attempt since the last write
+    /// writes the log. The store has the rest at the poll's end and at a clean stop; a crash loses
+    /// at most this much of the log and one request's time (the counters are written at every
+    /// answer). 0 writes every answer's attempt.
     public var pollAttemptsWriteNanos: Int64 = 60_000_000_000
     /// The largest request body a job may carry.
     public var maxRequestBodyBytes: Int = 1 << 20

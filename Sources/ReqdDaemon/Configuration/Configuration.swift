@@ -52,7 +52,7 @@ public struct Configuration: Sendable, Equatable {
         }
     }
 
-    /// `http.max_connections_per_host`: the HTTP pool's connections per host, and so the
+    /// `http.max_connections_per_host`: the requests on the wire to one host at most, and so the
     /// concurrency of a target no `[targets]` table gives one.
     var maxConnectionsPerHost: Int {
         get { http.maxConnectionsPerHost }

@@ -21,9 +21,9 @@ import Synchronization
 ///
 /// At most `maxConnectionsPerHost` requests per host are handed to the client at once; the rest
 /// wait here in a plain FIFO. Queued inside the client, each would cost a timer and its
-/// bookkeeping, which with thousands of poll jobs on one host costs more than the requests. That
-/// limit is the executor's alone, so a reload can change it (`setMaxConnectionsPerHost(_:)`): the
-/// client's pool may grow to the setting's maximum, and never has more requests than this hands it.
+/// bookkeeping, which with thousands of poll jobs on one host costs more than the requests. A
+/// reload may change that limit (`setMaxConnectionsPerHost(_:)`); one that raises it past the
+/// clients' pools makes new clients (`ClientGeneration`).
 public final class HTTPExecutor: Sendable {
     /// The `User-Agent` every request carries unless its job sets one: servers and their logs can
     /// tell reqd's requests apart, and some refuse requests with none.
@@ -48,15 +48,20 @@ public final class HTTPExecutor: Sendable {
     private struct State {
         var slots: [Attempt: Slot] = [:]
         var hosts: [Substring: HostQueue] = [:]
+        /// The clients new requests go through.
+        var clients: ClientGeneration
+        /// Requests handed to each generation's clients that have not ended yet.
+        var running: [Int: Int] = [:]
+        /// Older generations with requests still out, by number.
+        var retired: [Int: ClientGeneration] = [:]
     }
 
-    private let client: HTTPClient
-    /// A client per proxy, for the requests that go through it.
-    private let proxied: [ProxySettings.Proxy: HTTPClient]
+    /// How the clients are made: the configuration before a pool size and the proxies.
+    private let baseConfiguration: HTTPClient.Configuration
     private let gate: TargetGate?
     private let group: MultiThreadedEventLoopGroup
     private let settings: HTTPSettings
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     /// Requests per host handed to the client at once (`http.max_connections_per_host`).
     private let perHostLimit: Atomic<Int>
     /// Set when a request failed for lack of descriptors, until one is free again (`start`).
@@ -109,6 +114,17 @@ public final class HTTPExecutor: Sendable {
         var configuration = Self.clientConfiguration(settings)
         configuration.http1_1ConnectionDebugInitializer = { recorder.install(on: $0) }
         configuration.http2StreamChannelDebugInitializer = { recorder.install(on: $0) }
+        baseConfiguration = configuration
+        state = Mutex(State(clients: Self.makeClients(0, poolLimit: settings.maxConnectionsPerHost, configuration, settings, gate, group)))
+    }
+
+    /// A generation of clients whose pools open `poolLimit` connections per host at most.
+    private static func makeClients(
+        _ number: Int, poolLimit: Int, _ configuration: HTTPClient.Configuration, _ settings: HTTPSettings, _ gate: TargetGate?,
+        _ group: MultiThreadedEventLoopGroup
+    ) -> ClientGeneration {
+        var configuration = configuration
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = poolLimit
         var proxied: [ProxySettings.Proxy: HTTPClient] = [:]
         for proxy in Set([settings.proxies.http, settings.proxies.https].compactMap { $0 }) {
             var through = configuration
@@ -117,25 +133,22 @@ public final class HTTPExecutor: Sendable {
                 authorization: proxy.username.map { .basic(username: $0, password: proxy.password ?? "") })
             proxied[proxy] = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: through)
         }
-        self.proxied = proxied
         if let gate {
             configuration.proxy = .server(
                 host: "127.0.0.1", port: gate.port, authorization: .basic(username: "reqd", password: gate.checkpoint.password))
         }
-        client = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: configuration)
+        let direct = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: configuration)
+        return ClientGeneration(number: number, poolLimit: poolLimit, direct: direct, proxied: proxied)
     }
 
     /// The AsyncHTTPClient configuration reqd runs with, before proxies and the target gate: a
-    /// pool that gives up on a failed connection at once (the scheduler retries), redirects as
-    /// configured, and gzip or deflate answers decoded, never past `maxResponseBytes` decoded (a
-    /// compression bomb fails the attempt). Benchmarks build their bare client from it too.
-    ///
-    /// The pool's limit per host is the setting's maximum: the executor hands the client at most
-    /// `maxConnectionsPerHost` requests per host, so that many connections at most are opened, and
-    /// a reload may raise it.
+    /// pool of `maxConnectionsPerHost` per host that gives up on a failed connection at once (the
+    /// scheduler retries), redirects as configured, and gzip or deflate answers decoded, never past
+    /// `maxResponseBytes` decoded (a compression bomb fails the attempt).
+    /// Benchmarks build their bare client from it too.
     public static func clientConfiguration(_ settings: HTTPSettings) -> HTTPClient.Configuration {
         var pool = HTTPClient.Configuration.ConnectionPool(
-            idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: HTTPSettings.maxConnectionsPerHostLimit)
+            idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: settings.maxConnectionsPerHost)
         pool.retryConnectionEstablishment = false
         var configuration = HTTPClient.Configuration(
             tlsConfiguration: nil,
@@ -154,7 +167,7 @@ public final class HTTPExecutor: Sendable {
         let limit = perHostLimit.load(ordering: .relaxed)
         let startNow = state.withLock { state -> Bool in
             // Mutated in place: a copy of the queue would copy its whole buffer.
-            if state.hosts[host, default: HostQueue()].running < limit {
+            if state.hosts[host, default: HostQueue()].running < limit, state.hosts[host, default: HostQueue()].waiting.isEmpty {
                 state.hosts[host, default: HostQueue()].running += 1
                 return true
             }
@@ -214,14 +227,21 @@ public final class HTTPExecutor: Sendable {
         let delegate = HopRecordingDelegate(
             request: request, maxBodySize: settings.maxResponseBytes,
             sameOriginOnly: settings.maxRedirects > 0 && (send.signing != nil || send.tls?.clientCertPEM != nil))
-        let via = settings.proxies.proxy(for: send.request.url).flatMap { proxied[$0] } ?? client
+        let clients = state.withLock { state in
+            state.running[state.clients.number, default: 0] += 1
+            return state.clients
+        }
+        let via = clients.client(for: send.request.url, proxies: settings.proxies)
         let started = SystemClock.now().instant
         recorder.expect(AttemptAddressRecorder.tag(job: key.job.rawValue, attempt: key.attempt), pace: send.pace)
         let task = via.execute(request: request, delegate: delegate)
         state.withLock { $0.slots[key] = .running(task) }
         let (parseJSON, keepHeaders) = (send.parseJSON, send.keepHeaders)
         task.futureResult.whenComplete { result in
-            let wanted = self.state.withLock { $0.slots.removeValue(forKey: key) } != nil
+            let (wanted, done) = self.state.withLock { state in
+                (state.slots.removeValue(forKey: key) != nil, Self.ended(clients.number, in: &state))
+            }
+            if let done { Self.shutDown(done) }
             self.finished(host: host)
             guard wanted else { return }
             switch result {
@@ -254,28 +274,68 @@ public final class HTTPExecutor: Sendable {
         onFinish(key.job, key.attempt, outcome, address)
     }
 
-    /// Sets the requests per host handed to the client at once, from the next request that starts
-    /// on: a reload of `http.max_connections_per_host`. Requests out now finish; a host above a
-    /// lowered limit starts no queued request until it is below it.
+    /// Sets the requests per host handed to the client at once: a reload of
+    /// `http.max_connections_per_host`. Under a raised limit the requests waiting start at once,
+    /// through a new generation of clients when the limit is past their pools; requests out now
+    /// finish where they are. A host above a lowered limit starts no waiting request until it is
+    /// below it.
     public func setMaxConnectionsPerHost(_ limit: Int) {
-        perHostLimit.store(max(1, limit), ordering: .relaxed)
+        let limit = max(1, limit)
+        perHostLimit.store(limit, ordering: .relaxed)
+        let idle = state.withLock { state -> ClientGeneration? in
+            guard limit > state.clients.poolLimit else { return nil }
+            let old = state.clients
+            state.clients = Self.makeClients(old.number + 1, poolLimit: limit, baseConfiguration, settings, gate, group)
+            guard state.running[old.number, default: 0] == 0 else {
+                state.retired[old.number] = old
+                return nil
+            }
+            state.running[old.number] = nil
+            return old
+        }
+        if let idle { Self.shutDown(idle) }
+        // Requests waiting for a host may start now, up to the new limit.
+        let hosts = state.withLock { Array($0.hosts.keys) }
+        for host in hosts { startWaiting(host: host, freed: 0) }
     }
 
-    /// Frees a host's slot and starts the next request waiting for it, if any.
-    private func finished(host: Substring) {
+    /// Counts the end of a request handed to generation `number`; returns that generation when
+    /// it is retired and this was its last request.
+    private static func ended(_ number: Int, in state: inout State) -> ClientGeneration? {
+        state.running[number, default: 1] -= 1
+        guard number != state.clients.number, state.running[number] == 0 else { return nil }
+        state.running[number] = nil
+        return state.retired.removeValue(forKey: number)
+    }
+
+    /// Shuts a generation's clients down, off the event loops (a callback, not a wait).
+    private static func shutDown(_ clients: ClientGeneration) {
+        for client in clients.all { client.shutdown { _ in } }
+    }
+
+    /// Frees a host's slot and starts the requests waiting for it, if any.
+    private func finished(host: Substring) { startWaiting(host: host, freed: 1) }
+
+    /// Starts requests waiting for `host` while it has fewer than the limit out, after `freed`
+    /// of its requests ended.
+    private func startWaiting(host: Substring, freed: Int) {
         let limit = perHostLimit.load(ordering: .relaxed)
-        let next = state.withLock { state -> HTTPSend? in
+        let next = state.withLock { state -> [HTTPSend] in
             // Only the count: a copy of the queue would make the pops below copy its buffer.
-            guard let running = state.hosts[host]?.running else { return nil }
+            guard var running = state.hosts[host]?.running else { return [] }
+            running -= freed
+            var next: [HTTPSend] = []
             // Skip requests aborted while they waited.
-            while running <= limit, let send = state.hosts[host]?.waiting.popFirst() {
-                if state.slots[Attempt(job: send.job, attempt: send.attempt)] != nil { return send }
+            while running < limit, let send = state.hosts[host]?.waiting.popFirst() {
+                guard state.slots[Attempt(job: send.job, attempt: send.attempt)] != nil else { continue }
+                next.append(send)
+                running += 1
             }
-            state.hosts[host]?.running -= 1
-            if state.hosts[host]?.running == 0 { state.hosts[host] = nil }
-            return nil
+            state.hosts[host]?.running = running
+            if running == 0 { state.hosts[host] = nil }
+            return next
         }
-        if let next { start(next, host: host) }
+        for send in next { start(send, host: host) }
     }
 
     /// Whether a descriptor can be opened now.
@@ -331,13 +391,16 @@ public final class HTTPExecutor: Sendable {
 
     /// Cancels everything still out and closes the pool.
     public func shutdown() {
-        let slots = state.withLock { state in
-            defer { state = State() }
-            return Array(state.slots.values)
+        let (slots, clients) = state.withLock { state in
+            defer {
+                state.slots = [:]
+                state.hosts = [:]
+                state.retired = [:]
+            }
+            return (Array(state.slots.values), [state.clients] + Array(state.retired.values))
         }
         for case .running(let task) in slots { task.cancel() }
-        try? client.syncShutdown()
-        for proxyClient in proxied.values { try? proxyClient.syncShutdown() }
+        for client in clients.flatMap(\.all) { try? client.syncShutdown() }
         gate?.close()
         try? group.syncShutdownGracefully()
     }

@@ -12,10 +12,9 @@ public struct HTTPSettings: Sendable, Hashable {
     /// Redirects followed per request; 0 follows none (the 3xx is the answer).
     public var maxRedirects: Int = 5
     /// Requests handed to the client per host at once, and so the connections open to one host
-    /// at most. A reload may change it.
+    /// at most. A reload may change it (`HTTPExecutor.setMaxConnectionsPerHost(_:)`).
     public var maxConnectionsPerHost: Int = 64
-    /// The most `maxConnectionsPerHost` may be: the client's pool is made this large, so that
-    /// a reload can raise the setting up to it.
+    /// The most `maxConnectionsPerHost` may be.
     public static let maxConnectionsPerHostLimit = 10_000
     /// Event-loop threads of the HTTP client. One measured faster than two on 2 cores
     /// (BENCHMARKS.md): requests and their completions stay on one thread.
