@@ -135,6 +135,20 @@ check "systemctl reload fails on a bad file (ExecReload= runs --check-config fir
 check "the journal names the bad key" box sh -c "journalctl -u reqd -o cat --no-pager | grep -q 'daemon.log_level'"
 check "the daemon was not signalled, and still answers" box sh -c "systemctl is-active --quiet reqd && $client status >/dev/null && test \$(journalctl -u reqd -o cat --no-pager | grep -c 'configuration reloaded') = $reloads"
 box mv /etc/reqd/reqd.toml.good /etc/reqd/reqd.toml
+# A reload that raises http.max_connections_per_host and a target's concurrency together is
+# applied; a file whose concurrency is above it fails `systemctl reload` before reqd is signalled,
+# as the daemon would refuse it. The two never disagree.
+box cp /etc/reqd/reqd.toml /etc/reqd/reqd.toml.good
+box sh -c 'sed -i "s/^max_connections_per_host = 64/max_connections_per_host = 128/" /etc/reqd/reqd.toml && printf "\n[targets.default]\nconcurrency = 128\n" >> /etc/reqd/reqd.toml'
+reloads=$(box sh -c "journalctl -u reqd -o cat --no-pager | grep -c 'configuration reloaded'")
+check "systemctl reload applies max_connections_per_host 128 with a target concurrency of 128" box systemctl reload reqd
+sleep 0.5
+check "the daemon reloaded it, with nothing left for a restart" box sh -c "test \$(journalctl -u reqd -o cat --no-pager | grep -c 'configuration reloaded') -gt $reloads && ! journalctl -u reqd -o cat --no-pager | grep -q 'reload refused\|change only on restart: .*max_connections_per_host'"
+box sed -i 's/^concurrency = 128/concurrency = 256/' /etc/reqd/reqd.toml
+reloads=$(box sh -c "journalctl -u reqd -o cat --no-pager | grep -c 'configuration reloaded'")
+check "systemctl reload fails on a concurrency above max_connections_per_host" box sh -c "! systemctl reload reqd 2>/dev/null"
+check "the daemon was not signalled" box sh -c "systemctl is-active --quiet reqd && test \$(journalctl -u reqd -o cat --no-pager | grep -c 'configuration reloaded') = $reloads"
+box mv /etc/reqd/reqd.toml.good /etc/reqd/reqd.toml
 
 # 5. Watchdog: 5 s with WatchdogSec=2s and no restart means WATCHDOG=1 arrived in time.
 sleep 5
