@@ -6,9 +6,9 @@ import ReqdProtocol
 /// A durable request job keeps none in memory: each attempt is written to the store as it ends,
 /// and `status --attempts` reads them back from there. A durable poll answers far more often, so
 /// its attempts stay here while it runs and are written when it ends, when the daemon stops, and
-/// at an answer after which the next poll would start `poll.attempts_write_interval` or more after
-/// the first attempt since the last write (`takeUnwritten()`); after that the store has them. An ephemeral job has no store: its log
-/// stays with it until it is forgotten.
+/// at an answer after which the next poll would start `poll.attempts_write_interval` or more
+/// after the first attempt since the last write (`takeUnwritten()`); after that the store has
+/// them. An ephemeral job has no store: its log stays with it until it is forgotten.
 public struct AttemptLog: Sendable, Hashable {
     public private(set) var entries: [AttemptInfo] = []
     /// How many of the newest entries the store does not have yet (the high 8 bits), and when the
@@ -29,7 +29,9 @@ public struct AttemptLog: Sendable, Hashable {
     public mutating func append(_ attempt: AttemptInfo) {
         if entries.count >= AttemptInfo.kept { entries.removeFirst(entries.count - AttemptInfo.kept + 1) }
         entries.append(attempt)
-        let since = unwritten == 0 ? UInt64(clamping: attempt.startedAt.nanosecondsSinceEpoch / 1_000_000) & Self.sinceMask : pending & Self.sinceMask
+        let since =
+            unwritten == 0
+            ? UInt64(clamping: attempt.startedAt.nanosecondsSinceEpoch / 1_000_000) & Self.sinceMask : pending & Self.sinceMask
         pending = UInt64(min(unwritten + 1, entries.count)) << 56 | since
     }
 
@@ -41,7 +43,9 @@ public struct AttemptLog: Sendable, Hashable {
     /// - Returns: true when it was set on an entry the store already has, which needs it too.
     @discardableResult
     public mutating func setAddress(_ address: String, ofAttempt number: Int) -> Bool {
-        guard let last = entries.indices.last, entries[last].number == number, entries[last].address == nil else { return false }
+        guard let last = entries.indices.last, entries[last].number == number, entries[last].address == nil else {
+            return false
+        }
         entries[last].address = address
         return unwritten == 0
     }

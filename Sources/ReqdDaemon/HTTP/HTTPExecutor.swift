@@ -29,23 +29,23 @@ public final class HTTPExecutor: Sendable {
     /// tell reqd's requests apart, and some refuse requests with none.
     public static let userAgent = "reqd/\(ProtocolInfo.softwareVersion)"
 
-    private struct Attempt: Hashable {
+    struct Attempt: Hashable {
         var job: JobID
         var attempt: UInt32
     }
 
     /// Requests per host: how many the client has, and which wait their turn.
-    private struct HostQueue {
+    struct HostQueue {
         var running = 0
         var waiting = CircularBuffer<HTTPSend>()
     }
 
-    private enum Slot {
+    enum Slot {
         case waiting(host: Substring)
         case running(HTTPClient.Task<HTTPClient.Response>)
     }
 
-    private struct State {
+    struct State {
         var slots: [Attempt: Slot] = [:]
         var hosts: [Substring: HostQueue] = [:]
         /// The clients new requests go through.
@@ -57,13 +57,13 @@ public final class HTTPExecutor: Sendable {
     }
 
     /// How the clients are made: the configuration before a pool size and the proxies.
-    private let baseConfiguration: HTTPClient.Configuration
-    private let gate: TargetGate?
-    private let group: MultiThreadedEventLoopGroup
-    private let settings: HTTPSettings
-    private let state: Mutex<State>
+    let baseConfiguration: HTTPClient.Configuration
+    let gate: TargetGate?
+    let group: MultiThreadedEventLoopGroup
+    let settings: HTTPSettings
+    let state: Mutex<State>
     /// Requests per host handed to the client at once (`http.max_connections_per_host`).
-    private let perHostLimit: Atomic<Int>
+    let perHostLimit: Atomic<Int>
     /// Set when a request failed for lack of descriptors, until one is free again (`start`).
     private let descriptorsShort = Atomic(false)
     private let onFinish: @Sendable (JobID, UInt32, HTTPOutcome, String?) -> Void
@@ -116,29 +116,6 @@ public final class HTTPExecutor: Sendable {
         configuration.http2StreamChannelDebugInitializer = { recorder.install(on: $0) }
         baseConfiguration = configuration
         state = Mutex(State(clients: Self.makeClients(0, poolLimit: settings.maxConnectionsPerHost, configuration, settings, gate, group)))
-    }
-
-    /// A generation of clients whose pools open `poolLimit` connections per host at most.
-    private static func makeClients(
-        _ number: Int, poolLimit: Int, _ configuration: HTTPClient.Configuration, _ settings: HTTPSettings, _ gate: TargetGate?,
-        _ group: MultiThreadedEventLoopGroup
-    ) -> ClientGeneration {
-        var configuration = configuration
-        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = poolLimit
-        var proxied: [ProxySettings.Proxy: HTTPClient] = [:]
-        for proxy in Set([settings.proxies.http, settings.proxies.https].compactMap { $0 }) {
-            var through = configuration
-            through.proxy = .server(
-                host: proxy.host, port: proxy.port,
-                authorization: proxy.username.map { .basic(username: $0, password: proxy.password ?? "") })
-            proxied[proxy] = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: through)
-        }
-        if let gate {
-            configuration.proxy = .server(
-                host: "127.0.0.1", port: gate.port, authorization: .basic(username: "reqd", password: gate.checkpoint.password))
-        }
-        let direct = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: configuration)
-        return ClientGeneration(number: number, poolLimit: poolLimit, direct: direct, proxied: proxied)
     }
 
     /// The AsyncHTTPClient configuration reqd runs with, before proxies and the target gate: a
@@ -274,51 +251,12 @@ public final class HTTPExecutor: Sendable {
         onFinish(key.job, key.attempt, outcome, address)
     }
 
-    /// Sets the requests per host handed to the client at once: a reload of
-    /// `http.max_connections_per_host`. Under a raised limit the requests waiting start at once,
-    /// through a new generation of clients when the limit is past their pools; requests out now
-    /// finish where they are. A host above a lowered limit starts no waiting request until it is
-    /// below it.
-    public func setMaxConnectionsPerHost(_ limit: Int) {
-        let limit = max(1, limit)
-        perHostLimit.store(limit, ordering: .relaxed)
-        let idle = state.withLock { state -> ClientGeneration? in
-            guard limit > state.clients.poolLimit else { return nil }
-            let old = state.clients
-            state.clients = Self.makeClients(old.number + 1, poolLimit: limit, baseConfiguration, settings, gate, group)
-            guard state.running[old.number, default: 0] == 0 else {
-                state.retired[old.number] = old
-                return nil
-            }
-            state.running[old.number] = nil
-            return old
-        }
-        if let idle { Self.shutDown(idle) }
-        // Requests waiting for a host may start now, up to the new limit.
-        let hosts = state.withLock { Array($0.hosts.keys) }
-        for host in hosts { startWaiting(host: host, freed: 0) }
-    }
-
-    /// Counts the end of a request handed to generation `number`; returns that generation when
-    /// it is retired and this was its last request.
-    private static func ended(_ number: Int, in state: inout State) -> ClientGeneration? {
-        state.running[number, default: 1] -= 1
-        guard number != state.clients.number, state.running[number] == 0 else { return nil }
-        state.running[number] = nil
-        return state.retired.removeValue(forKey: number)
-    }
-
-    /// Shuts a generation's clients down, off the event loops (a callback, not a wait).
-    private static func shutDown(_ clients: ClientGeneration) {
-        for client in clients.all { client.shutdown { _ in } }
-    }
-
     /// Frees a host's slot and starts the requests waiting for it, if any.
     private func finished(host: Substring) { startWaiting(host: host, freed: 1) }
 
     /// Starts requests waiting for `host` while it has fewer than the limit out, after `freed`
     /// of its requests ended.
-    private func startWaiting(host: Substring, freed: Int) {
+    func startWaiting(host: Substring, freed: Int) {
         let limit = perHostLimit.load(ordering: .relaxed)
         let next = state.withLock { state -> [HTTPSend] in
             // Only the count: a copy of the queue would make the pops below copy its buffer.
