@@ -37,8 +37,8 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
-        .target(name: "ReqdProtocol"),
         .target(name: "ReqdCalendar"),
+        .target(name: "ReqdProtocol", dependencies: ["ReqdCalendar"]),
         .target(name: "ReqdCore", dependencies: ["ReqdProtocol", "ReqdCalendar"]),
         .target(
             name: "ReqdDaemon",

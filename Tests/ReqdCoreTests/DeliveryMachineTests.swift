@@ -21,7 +21,7 @@ private extension Delivery {
 
     /// The request this job sends as its attempt number `attempt`.
     func send(_ attempt: UInt32) -> JobAction.WireOp {
-        .send(HTTPSend(job: id, attempt: attempt, request: request, parseJSON: false, keepHeaders: true))
+        .send(HTTPSend(job: id, attempt: attempt, request: request.sent(by: id), parseJSON: false, keepHeaders: true))
     }
 
     /// `httpFinished`, with the attempt-log entry checked and taken out so the rest compares whole:

@@ -14,6 +14,25 @@ struct JobLayoutTests {
         #expect(MemoryLayout<JobSlot<Countdown>>.stride <= 120)
     }
 
+    @Test("a request or poll job's optional instants, counts and statuses take 8 bytes each, not 16 (@Packed)")
+    func packedSlots() {
+        #expect(MemoryLayout<Packed<Instant>>.size == 8 && MemoryLayout<Packed<Double>>.size == 8)
+        #expect(MemoryLayout<JobSlot<Delivery>>.stride <= 280)
+        #expect(MemoryLayout<JobSlot<Poll>>.stride <= 304)
+    }
+
+    @Test("@Packed reads back nil and every value but the one that stands for nil, and compares as the optional does")
+    func packedValues() {
+        for value in [nil, 0, 1, -1, .max, .min + 1] as [Int64?] { #expect(Packed(wrappedValue: value).wrappedValue == value) }
+        for value in [nil, 0, 0.5, -1, .infinity, -.infinity, .greatestFiniteMagnitude] as [Double?] {
+            #expect(Packed(wrappedValue: value).wrappedValue == value)
+        }
+        #expect(Packed<Double>(wrappedValue: .nan).wrappedValue?.isNaN == true)
+        #expect(Packed(wrappedValue: Instant(nanoseconds: 5)).wrappedValue == Instant(nanoseconds: 5))
+        #expect(Packed<Instant>(wrappedValue: nil) == Packed<Instant>(wrappedValue: nil))
+        #expect(Packed(wrappedValue: 7 as Int?) != Packed<Int>(wrappedValue: nil))
+    }
+
     @Test("the boxed fields of an ended job read back what was set, each independently")
     func endingFields() {
         var job = Job(
@@ -38,3 +57,4 @@ struct JobLayoutTests {
         #expect(countdown == Countdown(deadline: Instant(nanoseconds: 5), tick: 1, lateBy: 7, spawned: JobID("rq_0000000003")))
     }
 }
+

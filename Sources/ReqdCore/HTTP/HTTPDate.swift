@@ -1,3 +1,4 @@
+import ReqdCalendar
 import ReqdProtocol
 
 /// Reads the HTTP date of a `Retry-After` header (RFC 9110 IMF-fixdate: `Sun, 06 Nov 1994 08:49:37 GMT`).
@@ -14,18 +15,8 @@ enum HTTPDate {
         guard time.count == 3, (1...31).contains(day), (0..<24).contains(time[0]), (0..<60).contains(time[1]),
             (0...60).contains(time[2])
         else { return nil }
-        let days = daysFromCivil(year: year, month: month + 1, day: day)
+        let days = CivilTime.days(year: year, month: month + 1, day: day)
         let seconds = Int64(days) * 86_400 + Int64(time[0] * 3_600 + time[1] * 60 + time[2])
         return WallTime(nanosecondsSinceEpoch: seconds * 1_000_000_000)
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
     }
 }

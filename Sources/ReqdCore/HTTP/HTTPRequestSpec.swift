@@ -37,10 +37,28 @@ public struct HTTPRequestSpec: Sendable, Hashable, Codable {
 }
 
 extension HTTPRequestSpec {
-    /// Adds `Idempotency-Key: <job id>` unless the request names one: the same key on every
-    /// attempt, and after restarts (the id is stored), so a target can drop repeats.
-    mutating func addIdempotencyKey(_ job: JobID) {
-        guard !headers.contains(where: { $0.name.lowercased() == "idempotency-key" }) else { return }
-        headers.append(HTTPHeader(name: "Idempotency-Key", value: job.rawValue))
+    /// The name of the header that carries a request job's id.
+    static let idempotencyKey = "Idempotency-Key"
+
+    /// Whether the request names its own `Idempotency-Key`.
+    var namesIdempotencyKey: Bool {
+        headers.contains { $0.name.utf8.count == Self.idempotencyKey.utf8.count && $0.name.lowercased() == "idempotency-key" }
+    }
+
+    /// The request as request job `job` sends it: with `Idempotency-Key: <job id>` unless it names
+    /// one, the same key on every attempt and after restarts, so a target can drop repeats.
+    ///
+    /// The header is added as each attempt is sent, not kept with the job: a retained job would
+    /// pay about 60 bytes for a value its id already holds.
+    func sent(by job: JobID) -> HTTPRequestSpec {
+        guard !namesIdempotencyKey else { return self }
+        var request = self
+        request.headers.append(HTTPHeader(name: Self.idempotencyKey, value: job.rawValue))
+        return request
+    }
+
+    /// The names of the headers request job sends: its own, and `Idempotency-Key` unless it names one.
+    var sentHeaderNames: [String] {
+        headers.map(\.name) + (namesIdempotencyKey ? [] : [Self.idempotencyKey])
     }
 }

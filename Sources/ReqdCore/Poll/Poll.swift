@@ -12,10 +12,10 @@ public struct Poll: Sendable, Hashable {
     public var condition: PollCondition
     public var progressPointer: JSONPointer?
     /// The total time limit as given, in nanoseconds.
-    public var timeout: Int64?
+    @Packed public var timeout: Int64?
     /// When the total time limit runs out, on the boot-time clock.
-    public var deadline: Instant?
-    public var maxPolls: Int?
+    @Packed public var deadline: Instant?
+    @Packed public var maxPolls: Int?
     public var maxFailures: Int
 
     /// Requests started so far; the current one's attempt number.
@@ -25,14 +25,14 @@ public struct Poll: Sendable, Hashable {
     /// Failed polls in a row.
     public var failures: Int = 0
     /// When the latest request started.
-    public var lastStart: Instant?
+    @Packed public var lastStart: Instant?
     /// When the request out now is given up as unanswered.
-    public var requestDeadline: Instant?
+    @Packed public var requestDeadline: Instant?
     /// When the next request starts, while none is out.
     public var nextStart: Instant
     /// The highest progress value reported.
-    public var progress: Double?
-    public var lastStatus: Int?
+    @Packed public var progress: Double?
+    @Packed public var lastStatus: Int?
     public var lastError: String?
     /// An ephemeral poll's last requests (`AttemptLog`).
     public var log = AttemptLog()

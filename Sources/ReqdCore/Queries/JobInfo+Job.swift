@@ -31,7 +31,7 @@ extension JobInfo {
                 nextPollAt: active && !poll.inFlight ? now.wall(at: poll.nextStart) : nil)
         case .request(let delivery):
             request = RequestInfo(
-                url: delivery.request.url, method: delivery.request.method, headerNames: delivery.request.headers.map(\.name),
+                url: delivery.request.url, method: delivery.request.method, headerNames: delivery.request.sentHeaderNames,
                 maxAttempts: delivery.maxAttempts, backoffMinMs: delivery.backoffMin / 1_000_000,
                 backoffMaxMs: delivery.backoffMax / 1_000_000, attempts: Int(delivery.attempts),
                 lastStatus: delivery.lastStatus, lastError: delivery.lastError, inFlight: active && delivery.inFlight,

@@ -13,7 +13,7 @@ extension Delivery {
         if !inFlight, nextAttempt <= now {
             if let holdReason { return hold(holdReason) }
             start(at: now, timeout: timeout)
-            action.wire = [.send(HTTPSend(job: id, attempt: attempts, request: request, parseJSON: false, keepHeaders: true))]
+            action.wire = [.send(HTTPSend(job: id, attempt: attempts, request: request.sent(by: id), parseJSON: false, keepHeaders: true))]
         }
         action.deadline = .set(nextFire)
         return action

@@ -28,15 +28,15 @@ public struct Delivery: Sendable, Hashable {
     public var inFlight = false
     /// Whether the job waits for its target's network to come back (never stored: a restart retries).
     public var held = false
-    /// When the attempt out now is given up as unanswered.
-    public var requestDeadline: Instant?
-    /// When the next attempt starts, while none is out; while one is out (and after the last),
-    /// when that one was sent, for its attempt log.
-    public var nextAttempt: Instant
     /// Started by an expiry that fired more than a second late (after downtime): its first attempt
     /// waits for a catch-up slot (`CatchupPacer`) however it comes to start.
     public var catchUp = false
-    public var lastStatus: Int?
+    /// When the attempt out now is given up as unanswered.
+    @Packed public var requestDeadline: Instant?
+    /// When the next attempt starts, while none is out; while one is out (and after the last),
+    /// when that one was sent, for its attempt log.
+    public var nextAttempt: Instant
+    @Packed public var lastStatus: Int?
     public var lastError: String?
     /// An ephemeral request job's last attempts (`AttemptLog`); a group member keeps none.
     public var log = AttemptLog()

@@ -35,10 +35,9 @@ extension Scheduler {
         } catch {
             return .failure(error)
         }
-        var job = newJob(
+        let job = newJob(
             owner: peer.uid, key: spec.key, scope: spec.scope, ephemeral: spec.ephemeral,
             bindTo: spec.bindConnection == true ? connection : nil, work: .request(delivery), at: now)
-        job.addIdempotencyKey()
         if let fingerprint {
             // The window counts from the first registration; duplicates inside it do not extend it.
             dedupe.remember(fingerprint, job: job.id)

@@ -126,8 +126,7 @@ extension Scheduler {
         delivery.parent = parent.id
         delivery.nextAttempt = now.instant
         delivery.catchUp = catchUp
-        var job = newJob(owner: parent.owner, key: nil, scope: parent.scope, ephemeral: !parent.durable, work: .request(delivery), at: now)
-        job.addIdempotencyKey()
+        let job = newJob(owner: parent.owner, key: nil, scope: parent.scope, ephemeral: !parent.durable, work: .request(delivery), at: now)
         return job
     }
 
