@@ -57,4 +57,3 @@ struct JobLayoutTests {
         #expect(countdown == Countdown(deadline: Instant(nanoseconds: 5), tick: 1, lateBy: 7, spawned: JobID("rq_0000000003")))
     }
 }
-

@@ -80,6 +80,21 @@ struct RetryPolicyTests {
         #expect(HTTPDate.parse("Sunday, 06-Nov-94 08:49:37 GMT") == nil)
     }
 
+    @Test("a Retry-After date past 2262, before 1970 or of a year with many digits never overflows: the wait is capped, none, or not a date")
+    func retryAfterDateBounds() {
+        let now = ClockReading(instant: Instant(nanoseconds: 0), wall: WallTime(nanosecondsSinceEpoch: 1_800_000_000 * second))
+        let cap = 600 * second
+        func wait(_ date: String) -> Int64? {
+            HTTPAnswer(status: 429, headers: [HTTPHeader(name: "Retry-After", value: date)]).retryAfterNanos(at: now, cap: cap)
+        }
+        #expect(wait("Mon, 01 Jan 2263 00:00:00 GMT") == cap)
+        #expect(wait("Fri, 31 Dec 9999 23:59:59 GMT") == cap)
+        #expect(wait("Mon, 01 Jan 1000 00:00:00 GMT") == 0)
+        #expect(wait("Mon, 01 Jan 0001 00:00:00 GMT") == 0)
+        #expect(wait("Mon, 01 Jan 99999999999999999 00:00:00 GMT") == nil)
+        #expect(wait("Mon, 01 Jan 10000 00:00:00 GMT") == nil)
+    }
+
     @Test("every attempt carries the same Idempotency-Key, the job id, also after a restart; a caller's own is kept")
     func idempotencyKey() throws {
         var h = Harness()
@@ -92,7 +107,13 @@ struct RetryPolicyTests {
         let second = try #require(following)
         #expect(second.request.headers.filter { $0.name == "Idempotency-Key" }.map(\.value) == [reply.job.id])
 
+        // The row holds the header as it is sent, as rows always have (an earlier reqd reading it
+        // sends it too); the job in memory does not keep it, before or after a restart.
+        let row = try #require(h.storedRecords.first { $0.id == reply.job.id })
+        #expect(row.detail.request?.settings.request.headers.filter { $0.name == "Idempotency-Key" }.map(\.value) == [reply.job.id])
+        #expect(h.scheduler.job(JobID(reply.job.id))?.delivery?.request.headers.isEmpty == true)
         var (restarted, _) = h.restarted()
+        #expect(restarted.scheduler.job(JobID(reply.job.id))?.delivery?.request.headers.isEmpty == true)
         let fired = restarted.fireAtArmedDeadline()
         let resent = try #require(fired.sends.first)
         #expect(resent.request.headers.filter { $0.name == "Idempotency-Key" }.map(\.value) == [reply.job.id])

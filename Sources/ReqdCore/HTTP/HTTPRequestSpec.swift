@@ -57,7 +57,17 @@ extension HTTPRequestSpec {
         return request
     }
 
-    /// The names of the headers request job sends: its own, and `Idempotency-Key` unless it names one.
+    /// The request as a request job keeps it, from one read back from the store: without the
+    /// `Idempotency-Key: <job id>` that `sent(by:)` added when its row was written. Rows keep the
+    /// header, as they always have, so an earlier reqd that reads them sends it too.
+    func kept(by job: JobID) -> HTTPRequestSpec {
+        guard let last = headers.last, last.name == Self.idempotencyKey, last.value == job.rawValue else { return self }
+        var request = self
+        request.headers.removeLast()
+        return request
+    }
+
+    /// The names of the headers a request job sends: its own, and `Idempotency-Key` unless it names one.
     var sentHeaderNames: [String] {
         headers.map(\.name) + (namesIdempotencyKey ? [] : [Self.idempotencyKey])
     }

@@ -126,8 +126,7 @@ extension Scheduler {
         delivery.parent = parent.id
         delivery.nextAttempt = now.instant
         delivery.catchUp = catchUp
-        let job = newJob(owner: parent.owner, key: nil, scope: parent.scope, ephemeral: !parent.durable, work: .request(delivery), at: now)
-        return job
+        return newJob(owner: parent.owner, key: nil, scope: parent.scope, ephemeral: !parent.durable, work: .request(delivery), at: now)
     }
 
     /// Starts a spawned job. A durable one is written in the same transaction as its parent's end,

@@ -23,7 +23,7 @@ extension Job {
             if record.state != .active { poll.condition = poll.condition.retired }
             work = .poll(poll)
         case .request:
-            guard let delivery = detail?.value.request?.resumed(at: now, createdAt: record.createdAt) else { return nil }
+            guard let delivery = detail?.value.request?.resumed(of: JobID(record.id), at: now, createdAt: record.createdAt) else { return nil }
             work = .request(delivery)
         case .group:
             guard let group = detail?.value.group?.resumed(at: now) else { return nil }

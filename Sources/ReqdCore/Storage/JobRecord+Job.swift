@@ -9,7 +9,7 @@ extension JobRecord {
             createdAt: job.createdAt, endedAt: job.endedAt, reason: job.reason, replacedBy: job.replacedBy?.rawValue,
             deadline: countdown.map { now.wall(at: $0.deadline) }, tickNanos: countdown?.tick, lateByNanos: countdown?.lateBy,
             detail: JobDetail(
-                poll: job.poll.map { PollRecord($0, at: now) }, request: job.delivery.map { DeliveryRecord($0, at: now) },
+                poll: job.poll.map { PollRecord($0, at: now) }, request: job.delivery.map { DeliveryRecord($0, of: job.id, at: now) },
                 group: job.group.map { GroupRecord($0, at: now) }, schedule: job.schedule.map { ScheduleRecord($0) },
                 onExpire: countdown?.onExpire.map { DeliverySettings($0.value) }, spawned: countdown?.spawned?.rawValue,
                 result: job.result, error: job.error))

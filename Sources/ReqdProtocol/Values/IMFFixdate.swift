@@ -1,7 +1,7 @@
 import ReqdCalendar
 
 /// The HTTP date form servers send (`Sun, 06 Nov 1994 08:49:37 GMT`, RFC 9110 IMF-fixdate), read
-/// and written exactly, for `HeaderLines` to hold a `Date` or `Last-Modified` value in 5 bytes.
+/// and written exactly, for `HeaderLines` to hold a `Date`, `Last-Modified` or `Expires` value in 5 bytes.
 ///
 /// `seconds(of:)` takes only the canonical spelling that `text(seconds:)` writes back, weekday
 /// included, so a value read is always written back byte for byte; anything else stays text.
