@@ -126,6 +126,21 @@ struct LimitsTests {
         #expect(h.summary(uid: 1000)?.limits?.retainedJobs == LimitUsage(used: 2, limit: 2))
     }
 
+    @Test("a user at limits.retained_jobs_per_user keeps the retention list at its limit: each forgotten job's entry goes in the next turn, not after jobs.retention")
+    func forgottenEntriesGo() throws {
+        var h = Self.limited { $0.retainedJobs = 50 }
+        for round in 0..<40 {
+            for index in 0..<50 { _ = h.countdown(key: "k\(round)-\(index)", seconds: 1, ephemeral: true) }
+            _ = h.fireAtArmedDeadline()
+            _ = h.handle(.timerFired)
+        }
+        _ = h.handle(.timerFired)
+        #expect(h.summary(uid: 1000)?.limits?.retainedJobs == LimitUsage(used: 50, limit: 50))
+        // 2,000 ended, 1,950 forgotten within the hour of jobs.retention: none of their entries stays.
+        #expect(h.scheduler.table.retained.count <= 100, "\(h.scheduler.table.retained.count) entries for 50 jobs")
+        #expect(h.scheduler.table.staleRetainedCount <= 50)
+    }
+
     @Test("a group waiting for a slot still times out its members on the wire, which frees their slots")
     func waitingGroupKeepsTimeouts() throws {
         var h = Self.limited { $0.requestsInFlight = 2 }

@@ -63,15 +63,19 @@ extension JobTable {
     }
 
     /// Takes the ended jobs to forget now, oldest first, looking at `limit` entries at most (stale
-    /// ones count too): those whose retention has passed at `now`, and the oldest beyond
-    /// `maxRetained`. An end that `retry` undid does not count: a job put back since is not among
+    /// ones count too, and go whenever they are first): those whose retention has passed at
+    /// `now`, and the oldest beyond `maxRetained`. An end that `retry` undid does not count: a job put back since is not among
     /// them (nor a dead letter: those leave through the timer), and one that ended again goes by
     /// its last end. Returns them and the entries looked at.
     mutating func expired(at now: Instant, retention: Int64, maxRetained: Int, limit: Int) -> (due: [JobID], looked: Int) {
         var due: [JobID] = []
         var looked = 0
+        // A stale entry at the front goes at once: left by a job forgotten over its owner's limit
+        // (or put back by `retry`), it would otherwise stay, with its mark, until `jobs.retention`
+        // passed; a user at its limit would pile up an hour of them.
         while looked < limit, let first = retained.first,
             retained.count - staleRetainedCount > maxRetained || first.endedAt.advanced(by: retention) <= now
+                || (staleRetainedCount > 0 && staleRetained[first.id] != nil)
         {
             let id = first.id
             _ = retained.popFirst()
