@@ -64,9 +64,9 @@ extension JobTable {
 
     /// Takes the ended jobs to forget now, oldest first, looking at `limit` entries at most (stale
     /// ones count too, and go whenever they are first): those whose retention has passed at
-    /// `now`, and the oldest beyond `maxRetained`. An end that `retry` undid does not count: a job put back since is not among
-    /// them (nor a dead letter: those leave through the timer), and one that ended again goes by
-    /// its last end. Returns them and the entries looked at.
+    /// `now`, and the oldest beyond `maxRetained`. An end that `retry` undid does not count: a job
+    /// put back since is not among them (nor a dead letter: those leave through the timer), and
+    /// one that ended again goes by its last end. Returns them and the entries looked at.
     mutating func expired(at now: Instant, retention: Int64, maxRetained: Int, limit: Int) -> (due: [JobID], looked: Int) {
         var due: [JobID] = []
         var looked = 0

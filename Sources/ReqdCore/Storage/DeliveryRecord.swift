@@ -12,9 +12,9 @@ extension WorkRecord where Settings == DeliverySettings, Counters == DeliveryCou
         self.init(settings: settings, counters: DeliveryCounters(delivery, at: now))
     }
 
-    /// Request job `job`'s delivery as it resumes: attempts kept, the next one when it was planned. An attempt
-    /// that was out when the daemon stopped is sent again, as due since `createdAt` (no later
-    /// instant is stored for it).
+    /// Request job `job`'s delivery as it resumes: attempts kept, the next one when it was
+    /// planned. An attempt that was out when the daemon stopped is sent again, as due since
+    /// `createdAt` (no later instant is stored for it).
     ///
     /// A next attempt that fell due while the daemon was down stays in the past: it is overdue,
     /// and waits for a catch-up slot (`CatchupPacer`).

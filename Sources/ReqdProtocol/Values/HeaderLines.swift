@@ -73,14 +73,16 @@ struct HeaderLines: Sendable, Hashable {
             let value = line[(colon + 2)...]
             if let date = token.date, let seconds = IMFFixdate.seconds(of: value) {
                 encoded.append(date)
-                for shift in stride(from: 8 * (dateBytes - 1), through: 0, by: -8) { encoded.append(UInt8(truncatingIfNeeded: seconds >> shift)) }
+                for shift in stride(from: 8 * (dateBytes - 1), through: 0, by: -8) {
+                    encoded.append(UInt8(truncatingIfNeeded: seconds >> shift))
+                }
             } else {
                 encoded.append(token.plain)
                 encoded.append(contentsOf: value)
             }
             return
         }
-        // A lone empty line is escaped, or it would read back as no line at all.
+        // An empty first line is escaped: alone, it would read back as no line at all.
         if line.first.map({ $0 >= firstToken }) ?? encoded.isEmpty { encoded.append(escape) }
         encoded.append(contentsOf: line)
     }
