@@ -349,6 +349,79 @@ struct PostgresStoreTests {
         #expect(try store.loadAll().map(\.key) == ["it's $reqd$ END $reqd$; DROP TABLE jobs; --"])
     }
 
+    @Test("a run of statements with the same SQL is one loop over arrays of their values, and it writes the rows that the same changes written one commit at a time write")
+    func loopedRuns() throws {
+        let run = [
+            StoreStatement("UPDATE jobs SET error = ?2, progress = ?3, late_by_ns = ?4, key = ?5 WHERE id = ?1", [.text("a"), .text("it's"), .real(0.5), .null, .null]),
+            StoreStatement("UPDATE jobs SET error = ?2, progress = ?3, late_by_ns = ?4, key = ?5 WHERE id = ?1", [.text("b"), .null, .real(.nan), .integer(7), .null]),
+            StoreStatement("UPDATE jobs SET error = ?2, progress = ?3, late_by_ns = ?4, key = ?5 WHERE id = ?1", [.text("c"), .text("x"), .null, .integer(-1), .null]),
+        ]
+        #expect(
+            PostgresStoreBackend.block(run + [StoreStatement("DELETE FROM jobs WHERE id = ?1", [.text("d")])])
+                == "DO $reqd$ DECLARE reqd_row record; BEGIN\n" + PostgresStoreBackend.leaseCheck + "\n"
+                + "FOR reqd_row IN SELECT * FROM unnest(ARRAY['a','b','c']::text[], ARRAY['it''s',NULL,'x']::text[], "
+                + "ARRAY[0.5::float8,'NaN'::float8,NULL]::float8[], ARRAY[NULL,7,-1]::bigint[]) AS t(v1_1, v1_2, v1_3, v1_4) LOOP\n"
+                + "UPDATE jobs SET error = reqd_row.v1_2, progress = reqd_row.v1_3, late_by_ns = reqd_row.v1_4, key = NULL WHERE id = reqd_row.v1_1;\n"
+                + "END LOOP;\nDELETE FROM jobs WHERE id = 'd';\nEND $reqd$")
+        #expect(PostgresStoreBackend.block(Array(run.prefix(2)))?.contains("LOOP") == false, "two are written one by one")
+        let pairs = (0..<3).flatMap { index in
+            [StoreStatement("DELETE FROM a WHERE id = ?1", [.text("\(index)")]), StoreStatement("SELECT f(?1)", [.integer(Int64(index))])]
+        }
+        #expect(
+            PostgresStoreBackend.block(pairs)
+                == "DO $reqd$ DECLARE reqd_row record; BEGIN\n" + PostgresStoreBackend.leaseCheck + "\n"
+                + "FOR reqd_row IN SELECT * FROM unnest(ARRAY['0','1','2']::text[], ARRAY[0,1,2]::bigint[]) AS t(v1_1, v2_1) LOOP\n"
+                + "DELETE FROM a WHERE id = reqd_row.v1_1;\nPERFORM f(reqd_row.v2_1);\nEND LOOP;\nEND $reqd$",
+            "a pass of two statements repeated")
+        var mixed = run
+        mixed[2] = StoreStatement(run[2].sql, [.text("c"), .integer(3), .null, .null, .null])
+        #expect(PostgresStoreBackend.block(mixed)?.contains("LOOP") == false, "a position holding a text and a number is written one by one")
+        var quoted = run
+        quoted[1] = StoreStatement(run[1].sql, [.text("b$reqd$"), .null, .null, .null, .null])
+        #expect(PostgresStoreBackend.block(quoted) == nil)
+
+        // The same changes, one commit at a time (every run one long) and in one commit (runs of
+        // inserts, of ends and of attempts), give the same rows.
+        var changes: [StoreChange] = (0..<6).map { .insert(countdown("cd_\($0)", key: $0 == 3 ? "it's \u{0}" : nil)) }
+        for index in 0..<5 {
+            changes.append(
+                .progress(
+                    "cd_\(index)",
+                    JobProgress(
+                        state: index == 4 ? .cancelled : .expired, endedAt: WallTime(nanosecondsSinceEpoch: 5_000 + Int64(index)),
+                        reason: index == 4 ? .requested : nil, replacedBy: nil, lateByNanos: index.isMultiple(of: 2) ? Int64(index) : nil,
+                        result: nil, error: index == 1 ? "it's\u{0} $x$" : nil, spawned: nil, counters: .none)))
+        }
+        for index in 0..<4 {
+            changes.append(.attempt("cd_\(index)", AttemptInfo(number: 1, startedAt: WallTime(nanosecondsSinceEpoch: 7_000), durationMs: 1.5, status: 200 + index)))
+        }
+        let server = try TestPostgres.shared()
+        var dumps: [String] = []
+        for together in [false, true] {
+            let cluster = TestPostgres.clusterName()
+            let failures = Mutex<[String]>([])
+            let store = try open(cluster) { _, failure in if let failure { failures.withLock { $0.append(failure) } } }
+            defer { store.close() }
+            for batchChanges in together ? [changes] : changes.map({ [$0] }) {
+                var batch = StoreBatch()
+                batch.changes = batchChanges
+                store.submit(batch)
+                store.flush()
+            }
+            #expect(failures.withLock { $0 } == [])
+            dumps.append(
+                try server.psql(
+                    """
+                    SELECT j.id, state, key, ended_ns, reason, late_by_ns, error, due_ns, progressed,
+                           (SELECT string_agg(seq || ':' || detail, ',') FROM reqd_\(cluster).attempts a WHERE a.job = j.id)
+                    FROM reqd_\(cluster).jobs j ORDER BY j.id
+                    """))
+        }
+        #expect(dumps[0] == dumps[1])
+        #expect(dumps[0].split(separator: "\n").count == 6)
+        #expect(dumps[0].contains("cd_1|expired||5001|||it's\u{FFFD} $x$|"), "\(dumps[0])")
+    }
+
     @Test("a schema newer than this reqd's is refused and left as it was")
     func newerSchemaRefused() throws {
         let cluster = TestPostgres.clusterName()

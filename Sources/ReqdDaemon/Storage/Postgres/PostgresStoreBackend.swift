@@ -105,10 +105,11 @@ final class PostgresStoreBackend: LeasedStoreBackend {
         close()
     }
 
-    /// Runs the statements as one `DO` block: one statement, so one round trip and one
-    /// transaction, with the values written into it as SQL literals (postgres-nio speaks only the
-    /// extended protocol, which answers each statement before it takes the next). A text value
-    /// holding the block's quote falls back to one statement at a time.
+    /// Runs the statements as one `DO` block (`block`): one statement, so one round trip and one
+    /// transaction, with the values written into it as SQL literals, and statements that repeat
+    /// as loops over arrays of them (postgres-nio speaks only the extended protocol, which answers
+    /// each statement before it takes the next). A text value holding the block's quote falls
+    /// back to one statement at a time.
     func transaction(_ statements: [StoreStatement]) throws(DaemonError) {
         guard !statements.isEmpty else { return }
         let connection = try session.connected()
@@ -134,31 +135,6 @@ final class PostgresStoreBackend: LeasedStoreBackend {
 
     /// The SQLSTATE of `leaseCheck`'s failure.
     static let leaseExpired = "RQ001"
-
-    /// The statements as one anonymous PL/pgSQL block after `leaseCheck`, their `?N` replaced by
-    /// literals; nil when a text value holds the block's dollar quote.
-    static func block(_ statements: [StoreStatement]) -> String? {
-        var text = "DO $reqd$ BEGIN\n" + leaseCheck + "\n"
-        text.reserveCapacity(statements.reduce(64) { $0 + $1.sql.utf8.count + $1.values.count * 24 })
-        for statement in statements {
-            let written = StoreStatement.replacingPlaceholders(in: statement.sql) { number -> String? in
-                switch statement.values[number - 1] {
-                case .integer(let value): return String(value)
-                case .real(let value):
-                    return value.isFinite ? "\(value)::float8" : "'\(value.isNaN ? "NaN" : value < 0 ? "-Infinity" : "Infinity")'::float8"
-                case .null: return "NULL"
-                case .text(let value):
-                    guard !value.contains("$reqd$") else { return nil }
-                    let storable = PostgresSession.storable(value)
-                    return "'" + (storable.contains("'") ? storable.replacingOccurrences(of: "'", with: "''") : storable) + "'"
-                }
-            }
-            guard let written else { return nil }
-            // A SELECT in a transaction is there for what it does (a notice): PL/pgSQL runs it with PERFORM.
-            text += (written.hasPrefix("SELECT ") ? "PERFORM " + written.dropFirst(7) : written) + ";\n"
-        }
-        return text + "END $reqd$"
-    }
 
     /// Runs the statements between BEGIN and COMMIT, each with its parameters bound.
     private func transactionByStatement(_ statements: [StoreStatement], on connection: PostgresConnection) throws(DaemonError) {
