@@ -157,6 +157,39 @@ struct ShrinkTests {
         #expect(h.armed == nil, "an ended job's retention needs no timer, and one end arms no pass")
     }
 
+    @Test("a shrink slice waits for room between deadlines: it runs just after a deadline due within 2 ms of it, and among deadlines 1 ms apart after 25 ms at the latest")
+    func slicesWaitForRoom() throws {
+        var h = Self.countdowns(50_000, scopes: 4)
+        Self.cancelPastRetention(&h, scopes: 4)
+        Self.forgetDue(&h)
+        let ms: Int64 = 1_000_000
+        /// Registers a countdown due `milliseconds` from now.
+        func due(in milliseconds: Int64) {
+            let reply = h.request(.registerCountdown(CountdownSpec(key: nil, durationMs: milliseconds, ephemeral: true)))
+            #expect(reply.replies.count == 1)
+        }
+        /// Fires the timer until a slice runs; the instant it ran.
+        func nextSlice() -> Instant? {
+            let slices = h.scheduler.shrinking.slicesRun
+            for _ in 0..<1_000 {
+                _ = h.fireAtArmedDeadline()
+                if h.scheduler.shrinking.slicesRun > slices { return h.now.instant }
+            }
+            return nil
+        }
+        let start = try #require(h.scheduler.timers.priority(of: .shrink))
+        h.advance(start.nanoseconds(since: h.now.instant) - 5 * ms)
+        due(in: 6)
+        #expect(nextSlice() == start.advanced(by: ms + 1), "the slice due at \(start) runs just after the deadline 1 ms later")
+        #expect(h.scheduler.shrinking.isScheduled, "the pass takes more slices")
+
+        let waitFrom = h.scheduler.timers.priority(of: .shrink)
+        for milliseconds in Int64(1)...100 { due(in: milliseconds) }
+        let ran = try #require(nextSlice())
+        let waited = ran.nanoseconds(since: try #require(waitFrom))
+        #expect(waited >= ShrinkPass.sliceWaitNanos && waited <= ShrinkPass.sliceWaitNanos + 2 * ms, "waited \(waited) ns")
+    }
+
     @Test("the windows of 5,000 ended submits' fingerprints run out after their jobs' own pass: a pass then gives the dedupe index's room back")
     func dedupeShrinks() {
         var h = Harness()
@@ -239,6 +272,27 @@ struct ShrinkTests {
         let share = Scheduler.forgetsPerTurn
         #expect(turns == (5_000 - share + share - 1) / share)
         #expect(!h.scheduler.timers.contains(.retention), "nothing left to forget arms nothing")
+    }
+
+    @Test("a turn with a deadline near forgets only what fits before it, an eighth of a share at least")
+    func forgettingMakesRoom() {
+        var h = Self.countdowns(5_000, scopes: 2)
+        _ = h.request(.cancel(JobSelector(scope: "s0")))
+        _ = h.request(.cancel(JobSelector(scope: "s1")))
+        h.advance(2 * second)
+        _ = h.fireDue()
+        let before = h.scheduler.table.count
+        #expect(before < 5_000, "the retention passed: the first share went")
+        _ = h.request(.registerCountdown(CountdownSpec(key: nil, durationMs: 1, ephemeral: true)))
+        let afterFirst = h.scheduler.table.count
+        #expect(before + 1 - afterFirst == Scheduler.forgetsPerTurn, "1 ms ahead leaves room for a whole share")
+        h.advance(650_000)
+        _ = h.request(.status(StatusRequest()))
+        let fits = Int(350_000 / Scheduler.forgetNanos)
+        #expect(afterFirst - h.scheduler.table.count == fits, "350 µs before the deadline")
+        h.advance(300_000)
+        _ = h.request(.status(StatusRequest()))
+        #expect(afterFirst - fits - h.scheduler.table.count == Scheduler.forgetsPerTurn / 8, "50 µs before it")
     }
 
     /// After a burst of 20,000 cancelled countdowns, with other countdowns due every

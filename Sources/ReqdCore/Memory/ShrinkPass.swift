@@ -27,6 +27,12 @@ struct ShrinkPass: Sendable {
     static let settleNanos: Int64 = 1_000_000_000
     /// The pause between slices, in which other work runs.
     static let sliceGapNanos: Int64 = 1_000_000
+    /// A slice starts only when no deadline falls within this long: a slice takes about a
+    /// millisecond and at most about two, so that a deadline does not wait behind one…
+    static let sliceRoomNanos: Int64 = 2_000_000
+    /// …or once it has waited this long for such a moment, so that deadlines closer together
+    /// than a slice do not hold a pass back for good: it then takes one slice in this long.
+    static let sliceWaitNanos: Int64 = 25_000_000
     /// How long a pass waits while ended jobs are still being forgotten in shares: the tables are
     /// not sparse yet, and the forgetting has the turns.
     static let forgettingWaitNanos: Int64 = 100_000_000
@@ -44,9 +50,13 @@ struct ShrinkPass: Sendable {
     /// The part in progress and the step within it.
     var part = Part.jobs
     var step = 0
+    /// Since when the next slice has waited for room between deadlines.
+    private var waitingSince: Instant?
     private var removals = 0
     private var freedBytes = 0
-    /// Tables shrunk since the scheduler began, and the work of the last slice; for tests.
+    /// Slices run and tables shrunk since the scheduler began, and the work of the last slice;
+    /// for tests.
+    private(set) var slicesRun = 0
     private(set) var tablesShrunk = 0
     private(set) var lastSliceWork = 0
 
@@ -73,8 +83,21 @@ struct ShrinkPass: Sendable {
         return true
     }
 
+    /// Whether the next slice should wait for room, the nearest deadline being at `next`: it
+    /// waits while that deadline falls within `sliceRoomNanos`, up to `sliceWaitNanos`.
+    mutating func waitsForRoom(before next: Instant?, at now: Instant) -> Bool {
+        guard let next, next < now.advanced(by: Self.sliceRoomNanos) else { return false }
+        guard let since = waitingSince else {
+            waitingSince = now
+            return true
+        }
+        return now < since.advanced(by: Self.sliceWaitNanos)
+    }
+
     /// A slice ended with `budget` left.
     mutating func sliceEnded(_ budget: ShrinkBudget) {
+        waitingSince = nil
+        slicesRun += 1
         freedBytes += budget.freedBytes
         tablesShrunk += budget.shrunk
         lastSliceWork = ShrinkBudget.slice - budget.left
