@@ -283,16 +283,46 @@ struct ShrinkTests {
         _ = h.fireDue()
         let before = h.scheduler.table.count
         #expect(before < 5_000, "the retention passed: the first share went")
-        _ = h.request(.registerCountdown(CountdownSpec(key: nil, durationMs: 1, ephemeral: true)))
+        #expect(h.scheduler.timers.priority(of: .retention) == h.now.instant.advanced(by: ShrinkPass.sliceGapNanos))
+        // A countdown due 300 µs from now, before the next share's timer.
+        let until = WallTime(nanosecondsSinceEpoch: h.now.wall.nanosecondsSinceEpoch + 300_000)
+        _ = h.request(.registerCountdown(CountdownSpec(key: nil, until: until, ephemeral: true)))
+        #expect(before + 1 - h.scheduler.table.count == Scheduler.forgetsPerTurn, "the turn forgot its share before the countdown was made")
+        let registered = h.scheduler.table.count
+        _ = h.request(.status(StatusRequest()))
         let afterFirst = h.scheduler.table.count
-        #expect(before + 1 - afterFirst == Scheduler.forgetsPerTurn, "1 ms ahead leaves room for a whole share")
-        h.advance(650_000)
+        let fits = Int(300_000 / Scheduler.forgetNanos)
+        #expect(registered - afterFirst == fits, "300 µs before the deadline")
+        h.advance(250_000)
         _ = h.request(.status(StatusRequest()))
-        let fits = Int(350_000 / Scheduler.forgetNanos)
-        #expect(afterFirst - h.scheduler.table.count == fits, "350 µs before the deadline")
-        h.advance(300_000)
+        #expect(afterFirst - h.scheduler.table.count == Scheduler.forgetsPerTurn / 8, "50 µs before it")
+        h.advance(1_000_000)
+        _ = h.fireDue()
+        let later = h.scheduler.table.count
         _ = h.request(.status(StatusRequest()))
-        #expect(afterFirst - fits - h.scheduler.table.count == Scheduler.forgetsPerTurn / 8, "50 µs before it")
+        #expect(later - h.scheduler.table.count == Scheduler.forgetsPerTurn, "with no deadline near, a whole share")
+    }
+
+    @Test("a slice's wait for room lasts 25 ms at most, and starts again after the pass was put off for forgetting or a slice ran")
+    func roomWaitStartsAgain() {
+        var pass = ShrinkPass()
+        let ms: Int64 = 1_000_000
+        let t0 = Instant(nanoseconds: 1_000 * ms)
+        func waits(at offset: Int64) -> Bool {
+            pass.waitsForRoom(before: t0.advanced(by: offset + ms), at: t0.advanced(by: offset))
+        }
+        let roomy = pass.waitsForRoom(before: t0.advanced(by: 2 * ms), at: t0)
+        #expect(!roomy, "a deadline 2 ms away leaves room")
+        let none = pass.waitsForRoom(before: nil, at: t0)
+        #expect(!none)
+        #expect(waits(at: 0))
+        #expect(waits(at: 24 * ms))
+        #expect(!waits(at: 25 * ms), "waited long enough")
+        pass.waitsForForgetting()
+        #expect(waits(at: 130 * ms), "a new wait after the forgetting")
+        #expect(!waits(at: 155 * ms))
+        pass.sliceEnded(ShrinkBudget())
+        #expect(waits(at: 156 * ms), "a new wait after a slice")
     }
 
     /// After a burst of 20,000 cancelled countdowns, with other countdowns due every

@@ -17,6 +17,7 @@ extension Scheduler {
             return
         }
         if timers.contains(.retention) {
+            shrinking.waitsForForgetting()
             timers.set(.shrink, priority: now.instant.advanced(by: ShrinkPass.forgettingWaitNanos))
             return
         }

@@ -94,6 +94,10 @@ struct ShrinkPass: Sendable {
         return now < since.advanced(by: Self.sliceWaitNanos)
     }
 
+    /// The slice was put off while ended jobs are forgotten: its wait for room starts again when
+    /// it comes back.
+    mutating func waitsForForgetting() { waitingSince = nil }
+
     /// A slice ended with `budget` left.
     mutating func sliceEnded(_ budget: ShrinkBudget) {
         waitingSince = nil
