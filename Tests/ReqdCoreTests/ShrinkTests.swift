@@ -309,11 +309,11 @@ struct ShrinkTests {
         let ms: Int64 = 1_000_000
         let t0 = Instant(nanoseconds: 1_000 * ms)
         func waits(at offset: Int64) -> Bool {
-            pass.waitsForRoom(before: t0.advanced(by: offset + ms), at: t0.advanced(by: offset))
+            pass.roomWait(before: t0.advanced(by: offset + ms), at: t0.advanced(by: offset)) != nil
         }
-        let roomy = pass.waitsForRoom(before: t0.advanced(by: 2 * ms), at: t0)
+        let roomy = pass.roomWait(before: t0.advanced(by: 2 * ms), at: t0) != nil
         #expect(!roomy, "a deadline 2 ms away leaves room")
-        let none = pass.waitsForRoom(before: nil, at: t0)
+        let none = pass.roomWait(before: nil, at: t0) != nil
         #expect(!none)
         #expect(waits(at: 0))
         #expect(waits(at: 24 * ms))

@@ -10,7 +10,7 @@ extension Scheduler {
     /// Runs one slice of the pass: as many parts as one `ShrinkBudget` covers. Arms the next
     /// slice, or ends the walk and asks the daemon to give memory back when it freed any. While
     /// ended jobs are still being forgotten in shares, the pass waits; a slice waits for a
-    /// moment with no deadline within `ShrinkPass.sliceRoomNanos` (`waitsForRoom`).
+    /// moment with no deadline within `ShrinkPass.sliceRoomNanos` (`roomWait`).
     mutating func shrinkSlice(at now: ClockReading, into effects: inout [SchedulerEffect]) {
         if let releaseBy = shrinking.releaseBy {
             releaseMemoryWhenQuiet(by: releaseBy, at: now, into: &effects)
@@ -21,9 +21,8 @@ extension Scheduler {
             timers.set(.shrink, priority: now.instant.advanced(by: ShrinkPass.forgettingWaitNanos))
             return
         }
-        if shrinking.waitsForRoom(before: timers.min?.priority, at: now.instant) {
-            // Just after that deadline, whose turn comes first.
-            timers.set(.shrink, priority: max(timers.min?.priority ?? now.instant, now.instant).advanced(by: 1))
+        if let resume = shrinking.roomWait(before: timers.min?.priority, at: now.instant) {
+            timers.set(.shrink, priority: resume)
             return
         }
         var budget = ShrinkBudget()

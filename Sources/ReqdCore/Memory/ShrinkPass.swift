@@ -83,15 +83,17 @@ struct ShrinkPass: Sendable {
         return true
     }
 
-    /// Whether the next slice should wait for room, the nearest deadline being at `next`: it
-    /// waits while that deadline falls within `sliceRoomNanos`, up to `sliceWaitNanos`.
-    mutating func waitsForRoom(before next: Instant?, at now: Instant) -> Bool {
-        guard let next, next < now.advanced(by: Self.sliceRoomNanos) else { return false }
-        guard let since = waitingSince else {
+    /// Until when the next slice waits for room, the nearest deadline being at `next`: just after
+    /// that deadline, whose turn comes first, while it falls within `sliceRoomNanos`, for
+    /// `sliceWaitNanos` at most; nil when the slice runs now.
+    mutating func roomWait(before next: Instant?, at now: Instant) -> Instant? {
+        guard let next, next < now.advanced(by: Self.sliceRoomNanos) else { return nil }
+        if let since = waitingSince {
+            guard now < since.advanced(by: Self.sliceWaitNanos) else { return nil }
+        } else {
             waitingSince = now
-            return true
         }
-        return now < since.advanced(by: Self.sliceWaitNanos)
+        return max(next, now).advanced(by: 1)
     }
 
     /// The slice was put off while ended jobs are forgotten: its wait for room starts again when

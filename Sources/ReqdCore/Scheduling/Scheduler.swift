@@ -38,10 +38,10 @@ public struct Scheduler: Sendable {
     /// A `list` slice was walked in the turn in progress: a turn walks at most one.
     var listSliceWalked = false
     /// Ended jobs a turn forgets at most: about a millisecond's work with a million jobs held
-    /// (3.5 µs each, measured).
+    /// (`forgetNanos` each).
     static let forgetsPerTurn = 256
-    /// What forgetting one ended job costs at most, with a million held (measured): a turn
-    /// forgets no more than fit before the next deadline.
+    /// What forgetting one ended job costs at most, with a million held (3.5 µs, measured): a
+    /// turn forgets no more than fit before the next deadline.
     static let forgetNanos: Int64 = 3_500
     /// What is left of the turn in progress's share of forgetting.
     var forgetsLeft = forgetsPerTurn
@@ -252,14 +252,16 @@ public struct Scheduler: Sendable {
     /// next turn 1 ms later: a million jobs whose retention passed together leave over a few
     /// seconds of short turns, not in one turn of a tenth of a second or more.
     private mutating func forgetExpired(at now: ClockReading, into effects: inout [SchedulerEffect]) {
-        if timerEntriesLeft == 0, let next = nextDeadline, next <= now.instant {
-            // A burst of due entries goes on in the next turn: forgetting takes an eighth of its
-            // share meanwhile, so the deadlines come first and ended jobs still go.
-            forgetsLeft = min(forgetsLeft, Self.forgetsPerTurn / 8)
-        } else if let next = nextDeadline, next > now.instant {
-            // A deadline near: forgetting takes what fits before it, an eighth of its share at least.
-            let fits = Int(min(next.nanoseconds(since: now.instant) / Self.forgetNanos, Int64(Self.forgetsPerTurn)))
-            forgetsLeft = min(forgetsLeft, max(fits, Self.forgetsPerTurn / 8))
+        if let next = nextDeadline {
+            if next > now.instant {
+                // A deadline near: forgetting takes what fits before it, an eighth of its share at least.
+                let fits = Int(min(next.nanoseconds(since: now.instant) / Self.forgetNanos, Int64(Self.forgetsPerTurn)))
+                forgetsLeft = min(forgetsLeft, max(fits, Self.forgetsPerTurn / 8))
+            } else if timerEntriesLeft == 0 {
+                // A burst of due entries goes on in the next turn: forgetting takes an eighth of its
+                // share meanwhile, so the deadlines come first and ended jobs still go.
+                forgetsLeft = min(forgetsLeft, Self.forgetsPerTurn / 8)
+            }
         }
         if forgetsLeft > 0 {
             let (expired, looked) = table.expired(
