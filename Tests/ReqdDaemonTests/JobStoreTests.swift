@@ -291,6 +291,58 @@ struct JobStoreTests {
         #expect(try database.scalar("SELECT count(*) FROM attempts") == 2)
     }
 
+    @Test("a batch no reply waits for waits for the next commit that one does, and goes in it; a read or a flush writes it first; with no delay it commits at once")
+    func settledChangesShareACommit() throws {
+        let directory = TemporaryDirectory()
+        let backend = FailingBackend(try SQLiteStoreBackend(directory: directory.path, checkIntegrity: false))
+        let committed = DispatchSemaphore(value: 0)
+        let reported = Mutex<[[CommitToken]]>([])
+        let store = JobStore(backend: backend, settleNanos: 3_600_000_000_000) { tokens, _ in
+            reported.withLock { $0.append(tokens) }
+            committed.signal()
+        }
+        func submit(_ changes: [StoreChange], barrier: UInt64? = nil) {
+            var batch = StoreBatch()
+            batch.changes = changes
+            batch.barriers = barrier.map { [CommitToken($0)] } ?? []
+            store.submit(batch)
+        }
+        let rows = { () throws -> Int64 in try SQLiteDatabase(path: directory.path + "/reqd.sqlite3").scalar("SELECT count(*) FROM jobs") }
+        submit([.insert(record("cd_quiet", key: nil))])
+        store.queue.sync {}
+        #expect(backend.transactions.isEmpty, "no commit of its own before the delay")
+        submit([.insert(record("cd_waited", key: nil))], barrier: 7)
+        #expect(committed.wait(timeout: .now() + 30) == .success)
+        #expect(store.queue.sync { backend.transactions.count } == 1, "one commit for both")
+        #expect(reported.withLock { $0 } == [[CommitToken(7)]])
+        #expect(try rows() == 2)
+        submit([.attempt("cd_waited", AttemptInfo(number: 1, startedAt: WallTime(nanosecondsSinceEpoch: 5), durationMs: 1, status: 200))])
+        let read = Mutex<[AttemptInfo]?>(nil)
+        store.attempts(of: "cd_waited") { attempts in
+            read.withLock { $0 = attempts }
+            committed.signal()
+        }
+        #expect(committed.wait(timeout: .now() + 30) == .success)
+        #expect(read.withLock { $0 }?.map(\.number) == [1], "a read comes after the batches submitted before it")
+        #expect(store.queue.sync { backend.transactions.count } == 2)
+        submit([Self.ended("cd_quiet")])
+        store.flush()
+        #expect(backend.transactions.count == 3, "a flush writes what waits")
+        #expect(try store.loadAll().first { $0.id == "cd_quiet" }?.state == .cancelled)
+        store.close()
+
+        let promptly = DispatchSemaphore(value: 0)
+        let prompt = JobStore(backend: FailingBackend(try SQLiteStoreBackend(directory: directory.path, checkIntegrity: false))) { _, _ in
+            promptly.signal()
+        }
+        var batch = StoreBatch()
+        batch.changes = [.insert(record("cd_prompt", key: nil))]
+        prompt.submit(batch)
+        #expect(promptly.wait(timeout: .now() + 30) == .success, "committed without a flush")
+        #expect(try rows() == 3)
+        prompt.close()
+    }
+
     @Test("a version-6 file's attempt and member rows without a job are dropped as it migrates; a job's own are kept")
     func orphansFromVersion6() throws {
         let directory = TemporaryDirectory()

@@ -56,6 +56,9 @@ extension Configuration {
         Setting(
             "cluster.horizon", \.storage.horizonNanos, .duration(minimum: 1_000_000_000), .restart,
             "how far ahead a daemon claims the free jobs of a daemon that died or left: those due later stay in the database until then (at least the lease)"),
+        Setting(
+            "cluster.commit_delay", \.storage.commitDelayNanos, .duration(allowZero: true, maximum: 1_000_000_000), .restart,
+            "how long a change that no reply waits for (a job's end, its attempts, a poll's counters) may wait on PostgreSQL to share a commit with other work; fewer, larger commits cost the server less. `0`: every change commits at once"),
         Setting("jobs.max_active", \.scheduler.maxActiveJobs, .integer(1...100_000_000), .reload, "beyond it, `too_many_jobs`"),
         Setting(
             "jobs.retention", \.scheduler.retentionNanos, .duration(allowZero: true), .reload,

@@ -9,6 +9,7 @@ extension JobStore {
     /// daemon's own table: no job, nothing cancelled.
     public func ask(_ query: ClusterQuery, _ then: @escaping @Sendable (ClusterAnswer) -> Void) {
         queue.async {
+            self.catchUp()
             guard !self.closed else { return then(.unavailable("the store is closed")) }
             do throws(DaemonError) {
                 then(try self.answer(query))
@@ -22,6 +23,7 @@ extension JobStore {
     /// the store's queue; a failure only leaves its events coming, to be dropped here.
     public func stopWatching(_ id: String) {
         queue.async {
+            self.catchUp()
             guard !self.closed, self.backend is any LeasedStoreBackend else { return }
             try? self.backend.read(
                 "UPDATE waits SET events = false WHERE job = ?1 AND daemon = \(StoreDialect.holder)", [.text(id)]) { _ in }

@@ -8,8 +8,10 @@ import Synchronization
 /// The durable job store, on its own serial queue, over a `StoreBackend` (SQLite or PostgreSQL).
 ///
 /// Batches that arrive while a commit is running are merged into the next transaction (group
-/// commit), so durability costs one commit per busy period, not one per job. After each commit the
-/// store reports every barrier of the merged batches as done, or as failed with the reason.
+/// commit), so durability costs one commit per busy period, not one per job. A batch that no reply
+/// waits for (no barrier, no notice) may wait `settleNanos` for a commit that other work makes.
+/// After each commit the store reports every barrier of the merged batches as done, or as failed
+/// with the reason.
 public final class JobStore: @unchecked Sendable {
     // @unchecked Sendable: `backend`, `coding`, `unwritten`, `awaitingRow` and `closed` are touched only on `queue`
     // (asserted here and in JobStore+Cluster.swift, the one other file that reaches them);
@@ -17,7 +19,10 @@ public final class JobStore: @unchecked Sendable {
     let queue = DispatchQueue(label: "reqd.store")
     let backend: any StoreBackend
     private var coding: StoreCoding
-    private let pending = Mutex<(batches: [StoreBatch], scheduled: Bool)>(([], false))
+    private let pending = Mutex<(batches: [StoreBatch], scheduled: Drain)>(([], .none))
+    /// How long changes that no reply waits for (a job's end, its attempts) wait for a commit that
+    /// other work makes, before they make one of their own.
+    let settleNanos: Int64
     private var unwritten: [StoreChange] = []
     /// Jobs whose insert a failed commit dropped: their attempts wait in `unwritten` until a commit
     /// carries the job's row again (the scheduler stages it at the job's next change) or its delete.
@@ -34,16 +39,21 @@ public final class JobStore: @unchecked Sendable {
 
     /// A store over `backend`, which the store confines to its queue from now on.
     ///
-    /// - Parameter onCommit: called on the store's queue after each transaction with its barriers
-    ///   and nil, or with the failure's reason.
+    /// - Parameters:
+    ///   - settleNanos: how long a batch that holds no barrier and no notice may wait for a commit
+    ///     that other work makes; 0 commits every batch at once.
+    ///   - onCommit: called on the store's queue after each transaction with its barriers and nil,
+    ///     or with the failure's reason.
     init(
-        backend: any StoreBackend, metrics: DaemonMetrics? = nil, onCommit: @escaping @Sendable ([CommitToken], String?) -> Void
+        backend: any StoreBackend, metrics: DaemonMetrics? = nil, settleNanos: Int64 = 0,
+        onCommit: @escaping @Sendable ([CommitToken], String?) -> Void
     ) {
         self.backend = backend
         coding = StoreCoding(dialect: backend.dialect)
         location = backend.location
         self.metrics = metrics
         self.onCommit = onCommit
+        self.settleNanos = settleNanos
     }
 
     /// Opens (creating and migrating as needed) the SQLite store in `directory`.
@@ -253,6 +263,7 @@ public final class JobStore: @unchecked Sendable {
     /// commit that wait to be written again are in it.
     public func attempts(of id: String, _ then: @escaping @Sendable ([AttemptInfo]?) -> Void) {
         queue.async {
+            self.catchUp()
             then(self.closed ? nil : try? self.storedAttempts(of: id))
         }
     }
@@ -278,17 +289,46 @@ public final class JobStore: @unchecked Sendable {
     /// Queues a batch for the next transaction.
     public func submit(_ batch: StoreBatch) {
         guard !batch.isEmpty else { return }
-        let schedule = pending.withLock { state -> Bool in
+        let urgent = !batch.barriers.isEmpty || !batch.notices.isEmpty || settleNanos == 0
+        let schedule = pending.withLock { state -> Drain in
             state.batches.append(batch)
-            defer { state.scheduled = true }
-            return !state.scheduled
+            switch (state.scheduled, urgent) {
+            case (.now, _), (.settling, false): return .none
+            case (.none, false):
+                state.scheduled = .settling
+                return .settling
+            case (_, true):
+                state.scheduled = .now
+                return .now
+            }
         }
-        if schedule { queue.async { self.drain() } }
+        switch schedule {
+        case .none: break
+        case .now: queue.async { self.drain() }
+        case .settling: queue.asyncAfter(deadline: .now() + .nanoseconds(Int(settleNanos))) { [weak self] in self?.drain() }
+        }
+    }
+
+    /// Which drain of the pending batches is queued.
+    private enum Drain {
+        /// No drain is queued, since no batch is pending.
+        case none
+        /// After `settleNanos`: the batches hold only changes that no reply waits for.
+        case settling
+        /// At once: a batch holds a barrier or a notice.
+        case now
+    }
+
+    /// Writes the batches that wait for their drain, so that what runs next on the queue (a
+    /// read, a query, a flush) comes after every batch submitted before it.
+    func catchUp() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        if pending.withLock({ !$0.batches.isEmpty }) { drain() }
     }
 
     /// Waits until every submitted batch has been written (or has failed).
     public func flush() {
-        queue.sync {}
+        queue.sync { catchUp() }
     }
 
     /// Flushes and closes the database.
@@ -306,10 +346,12 @@ public final class JobStore: @unchecked Sendable {
         let batches = pending.withLock { state -> [StoreBatch] in
             defer {
                 state.batches = []
-                state.scheduled = false
+                state.scheduled = .none
             }
             return state.batches
         }
+        // A settling drain that an earlier one overtook finds nothing.
+        guard !batches.isEmpty else { return }
         let changes = unwritten + batches.flatMap(\.changes)
         let barriers = batches.flatMap(\.barriers)
         guard !closed else { return onCommit(barriers, "the store is closed") }

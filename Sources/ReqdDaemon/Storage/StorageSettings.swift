@@ -22,6 +22,9 @@ public struct StorageSettings: Sendable, Equatable {
     /// How far ahead a daemon claims free jobs: those due later stay free until then. Never less
     /// than the lease, so that a renewal comes while a job is still ahead of its due time.
     public var horizonNanos: Int64 = 60_000_000_000
+    /// How long, on PostgreSQL, a change that no reply waits for (a job's end, its attempts) waits
+    /// to share a commit with other work before it makes one of its own.
+    public var commitDelayNanos: Int64 = 2_000_000
 
     /// The embedded defaults.
     public init() {}

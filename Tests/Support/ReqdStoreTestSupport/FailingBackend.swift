@@ -8,6 +8,8 @@ final class FailingBackend: StoreBackend, @unchecked Sendable {
     let inner: any StoreBackend
     /// Whether the next transactions fail.
     var failing = false
+    /// The transactions asked of it, each with its number of statements.
+    var transactions: [Int] = []
 
     init(_ inner: any StoreBackend) { self.inner = inner }
 
@@ -15,6 +17,7 @@ final class FailingBackend: StoreBackend, @unchecked Sendable {
     var dialect: StoreDialect { inner.dialect }
 
     func transaction(_ statements: [StoreStatement]) throws(DaemonError) {
+        transactions.append(statements.count)
         if failing { throw DaemonError(.storeFull, "the test failed this commit") }
         try inner.transaction(statements)
     }
