@@ -318,11 +318,12 @@ struct JobStoreTests {
         #expect(try rows() == 2)
         submit([.attempt("cd_waited", AttemptInfo(number: 1, startedAt: WallTime(nanosecondsSinceEpoch: 5), durationMs: 1, status: 200))])
         let read = Mutex<[AttemptInfo]?>(nil)
+        let answered = DispatchSemaphore(value: 0)
         store.attempts(of: "cd_waited") { attempts in
             read.withLock { $0 = attempts }
-            committed.signal()
+            answered.signal()
         }
-        #expect(committed.wait(timeout: .now() + 30) == .success)
+        #expect(answered.wait(timeout: .now() + 30) == .success)
         #expect(read.withLock { $0 }?.map(\.number) == [1], "a read comes after the batches submitted before it")
         #expect(store.queue.sync { backend.transactions.count } == 2)
         submit([Self.ended("cd_quiet")])
