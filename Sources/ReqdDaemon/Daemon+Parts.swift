@@ -85,8 +85,8 @@ extension Daemon {
             // Weak, here and for the executor: the loop holds both, so they must not hold it.
             let health = StoreHealthLog(logger: logger)
             // SQLite commits in-process, where waiting saves less than it costs a busy queue.
-            let settle = configuration.storage.backend == .postgres ? configuration.storage.commitDelayNanos : 0
-            store = JobStore(backend: backend, metrics: loop.metrics, settleNanos: settle) {
+            let delay = configuration.storage.backend == .postgres ? configuration.storage.commitDelayNanos : 0
+            store = JobStore(backend: backend, metrics: loop.metrics, commitDelayNanos: delay) {
                 [weak loop] tokens, failure in
                 health.committed(failure: failure)
                 loop?.committedNow(tokens, failure: failure)

@@ -297,7 +297,7 @@ struct JobStoreTests {
         let backend = FailingBackend(try SQLiteStoreBackend(directory: directory.path, checkIntegrity: false))
         let committed = DispatchSemaphore(value: 0)
         let reported = Mutex<[[CommitToken]]>([])
-        let store = JobStore(backend: backend, settleNanos: 3_600_000_000_000) { tokens, _ in
+        let store = JobStore(backend: backend, commitDelayNanos: 3_600_000_000_000) { tokens, _ in
             reported.withLock { $0.append(tokens) }
             committed.signal()
         }

@@ -9,9 +9,9 @@ import Synchronization
 ///
 /// Batches that arrive while a commit is running are merged into the next transaction (group
 /// commit), so durability costs one commit per busy period, not one per job. A batch that no reply
-/// waits for (no barrier, no notice) may wait `settleNanos` for a commit that other work makes.
-/// After each commit the store reports every barrier of the merged batches as done, or as failed
-/// with the reason.
+/// waits for (no barrier, no notice) may wait `commitDelayNanos` for a commit that other work
+/// makes. After each commit the store reports every barrier of the merged batches as done, or as
+/// failed with the reason.
 public final class JobStore: @unchecked Sendable {
     // @unchecked Sendable: `backend`, `coding`, `unwritten`, `awaitingRow` and `closed` are touched only on `queue`
     // (asserted here and in JobStore+Cluster.swift, the one other file that reaches them);
@@ -22,7 +22,7 @@ public final class JobStore: @unchecked Sendable {
     private let pending = Mutex<(batches: [StoreBatch], scheduled: Drain)>(([], .none))
     /// How long changes that no reply waits for (a job's end, its attempts) wait for a commit that
     /// other work makes, before they make one of their own.
-    let settleNanos: Int64
+    let commitDelayNanos: Int64
     private var unwritten: [StoreChange] = []
     /// Jobs whose insert a failed commit dropped: their attempts wait in `unwritten` until a commit
     /// carries the job's row again (the scheduler stages it at the job's next change) or its delete.
@@ -40,12 +40,12 @@ public final class JobStore: @unchecked Sendable {
     /// A store over `backend`, which the store confines to its queue from now on.
     ///
     /// - Parameters:
-    ///   - settleNanos: how long a batch that holds no barrier and no notice may wait for a commit
-    ///     that other work makes; 0 commits every batch at once.
+    ///   - commitDelayNanos: how long a batch that holds no barrier and no notice may wait for a
+    ///     commit that other work makes; 0 commits every batch at once.
     ///   - onCommit: called on the store's queue after each transaction with its barriers and nil,
     ///     or with the failure's reason.
     init(
-        backend: any StoreBackend, metrics: DaemonMetrics? = nil, settleNanos: Int64 = 0,
+        backend: any StoreBackend, metrics: DaemonMetrics? = nil, commitDelayNanos: Int64 = 0,
         onCommit: @escaping @Sendable ([CommitToken], String?) -> Void
     ) {
         self.backend = backend
@@ -53,7 +53,7 @@ public final class JobStore: @unchecked Sendable {
         location = backend.location
         self.metrics = metrics
         self.onCommit = onCommit
-        self.settleNanos = settleNanos
+        self.commitDelayNanos = commitDelayNanos
     }
 
     /// Opens (creating and migrating as needed) the SQLite store in `directory`.
@@ -289,14 +289,14 @@ public final class JobStore: @unchecked Sendable {
     /// Queues a batch for the next transaction.
     public func submit(_ batch: StoreBatch) {
         guard !batch.isEmpty else { return }
-        let urgent = !batch.barriers.isEmpty || !batch.notices.isEmpty || settleNanos == 0
+        let urgent = !batch.barriers.isEmpty || !batch.notices.isEmpty || commitDelayNanos == 0
         let schedule = pending.withLock { state -> Drain in
             state.batches.append(batch)
             switch (state.scheduled, urgent) {
-            case (.now, _), (.settling, false): return .none
+            case (.now, _), (.delayed, false): return .none
             case (.none, false):
-                state.scheduled = .settling
-                return .settling
+                state.scheduled = .delayed
+                return .delayed
             case (_, true):
                 state.scheduled = .now
                 return .now
@@ -305,7 +305,7 @@ public final class JobStore: @unchecked Sendable {
         switch schedule {
         case .none: break
         case .now: queue.async { self.drain() }
-        case .settling: queue.asyncAfter(deadline: .now() + .nanoseconds(Int(settleNanos))) { [weak self] in self?.drain() }
+        case .delayed: queue.asyncAfter(deadline: .now() + .nanoseconds(Int(commitDelayNanos))) { [weak self] in self?.drain() }
         }
     }
 
@@ -313,8 +313,8 @@ public final class JobStore: @unchecked Sendable {
     private enum Drain {
         /// No drain is queued, since no batch is pending.
         case none
-        /// After `settleNanos`: the batches hold only changes that no reply waits for.
-        case settling
+        /// After `commitDelayNanos`: the batches hold only changes that no reply waits for.
+        case delayed
         /// At once: a batch holds a barrier or a notice.
         case now
     }
@@ -350,7 +350,7 @@ public final class JobStore: @unchecked Sendable {
             }
             return state.batches
         }
-        // A settling drain that an earlier one overtook finds nothing.
+        // A delayed drain that an earlier one overtook finds nothing.
         guard !batches.isEmpty else { return }
         let changes = unwritten + batches.flatMap(\.changes)
         let barriers = batches.flatMap(\.barriers)
