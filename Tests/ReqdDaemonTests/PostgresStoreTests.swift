@@ -329,73 +329,110 @@ struct PostgresStoreTests {
         #expect(log.withLock { $0 }?.map(\.address) == ["192.0.2.1:80"])
     }
 
-    @Test("a commit is one DO block, the lease checked first, with the values as literals: quotes doubled, U+0000 replaced, numbers and NULL as SQL writes them; a value holding the block's quote is written statement by statement")
-    func literalBlock() throws {
-        let block = try #require(
-            PostgresStoreBackend.block([
-                StoreStatement("UPDATE jobs SET error = ?2, progress = ?3, late_by_ns = ?4 WHERE id = ?1", [.text("it's\u{0}"), .text("x"), .real(41.5), .null]),
-                StoreStatement("DELETE FROM jobs WHERE id = ?1 AND owner = ?10", Array(repeating: .integer(-7), count: 10)),
-            ]))
-        #expect(block == "DO $reqd$ BEGIN\n" + PostgresStoreBackend.leaseCheck + "\nUPDATE jobs SET error = 'x', progress = 41.5::float8, late_by_ns = NULL WHERE id = 'it''s\u{FFFD}';\nDELETE FROM jobs WHERE id = -7 AND owner = -7;\nEND $reqd$")
-        #expect(PostgresStoreBackend.block([StoreStatement("DELETE FROM jobs WHERE id = ?1", [.text("a$reqd$b")])]) == nil)
+    @Test("a commit is one script for run_commit: prepared statements EXECUTEd, the rest written out, values as literals (quotes doubled, U+0000 replaced, numbers and NULL as SQL writes them); a key that looks like SQL is stored as it is")
+    func literalScript() throws {
+        let update = "UPDATE jobs SET error = ?2, progress = ?3, late_by_ns = ?4 WHERE id = ?1"
+        let statements = [
+            StoreStatement(update, [.text("it's\u{0}"), .text("x"), .real(41.5), .null]),
+            StoreStatement("DELETE FROM jobs WHERE id = ?1 AND owner = ?10", Array(repeating: .integer(-7), count: 11)),
+            StoreStatement("SELECT now()", [.real(-.infinity)]),
+        ]
+        #expect(
+            PostgresStoreBackend.script(statements, prepared: [:])
+                == "UPDATE jobs SET error = 'x', progress = 41.5::float8, late_by_ns = NULL WHERE id = 'it''s\u{FFFD}';\n"
+                + "DELETE FROM jobs WHERE id = -7 AND owner = -7;\nSELECT now();\n")
+        let prepared: [String: PostgresStoreBackend.Prepared] = [
+            update: .init(name: "reqd_1", parameters: PostgresStoreBackend.parameters(in: update)),
+            "SELECT now()": .init(name: "reqd_2", parameters: 0),
+        ]
+        #expect(
+            PostgresStoreBackend.script(statements, prepared: prepared)
+                == "EXECUTE reqd_1('it''s\u{FFFD}', 'x', 41.5::float8, NULL);\n"
+                + "DELETE FROM jobs WHERE id = -7 AND owner = -7;\nEXECUTE reqd_2;\n")
+        #expect(PostgresStoreBackend.parameters(in: "DELETE FROM jobs WHERE id = ?1 AND owner = ?10") == 10)
+        #expect(PostgresStoreBackend.script([StoreStatement("DELETE FROM jobs WHERE id = ?2", [.text("a")])], prepared: [:]) == nil)
+        #expect(PostgresStoreBackend.script([StoreStatement(update, [.text("a")])], prepared: prepared) == nil, "too few values")
 
         let cluster = TestPostgres.clusterName()
         let store = try open(cluster)
         defer { store.close() }
         var batch = StoreBatch()
-        batch.changes = [.insert(countdown("cd_quote", key: "it's $reqd$ END $reqd$; DROP TABLE jobs; --"))]
+        batch.changes = [.insert(countdown("cd_quote", key: "it's $reqd$ END $reqd$; DROP TABLE jobs; -- ?1 $1"))]
         store.submit(batch)
         store.flush()
-        #expect(try store.loadAll().map(\.key) == ["it's $reqd$ END $reqd$; DROP TABLE jobs; --"])
+        #expect(try store.loadAll().map(\.key) == ["it's $reqd$ END $reqd$; DROP TABLE jobs; -- ?1 $1"])
     }
 
-    @Test("a run of statements with the same SQL is one loop over arrays of their values, and it writes the rows that the same changes written one commit at a time write")
+    @Test("a commit with a run of shortestLoop or more statements with the same SQL is a DO block with that run as one loop over arrays of their values; one that cannot be quoted there is a script; and a block writes the rows that the same changes written one commit at a time write")
     func loopedRuns() throws {
-        let run = [
-            StoreStatement("UPDATE jobs SET error = ?2, progress = ?3, late_by_ns = ?4, key = ?5 WHERE id = ?1", [.text("a"), .text("it's"), .real(0.5), .null, .null]),
-            StoreStatement("UPDATE jobs SET error = ?2, progress = ?3, late_by_ns = ?4, key = ?5 WHERE id = ?1", [.text("b"), .null, .real(.nan), .integer(7), .null]),
-            StoreStatement("UPDATE jobs SET error = ?2, progress = ?3, late_by_ns = ?4, key = ?5 WHERE id = ?1", [.text("c"), .text("x"), .null, .integer(-1), .null]),
-        ]
-        #expect(
-            PostgresStoreBackend.block(run + [StoreStatement("DELETE FROM jobs WHERE id = ?1", [.text("d")])])
-                == "DO $reqd$ DECLARE reqd_row record; BEGIN\n" + PostgresStoreBackend.leaseCheck + "\n"
-                + "FOR reqd_row IN SELECT * FROM unnest(ARRAY['a','b','c']::text[], ARRAY['it''s',NULL,'x']::text[], "
-                + "ARRAY[0.5::float8,'NaN'::float8,NULL]::float8[], ARRAY[NULL,7,-1]::bigint[]) AS t(v1_1, v1_2, v1_3, v1_4) LOOP\n"
-                + "UPDATE jobs SET error = reqd_row.v1_2, progress = reqd_row.v1_3, late_by_ns = reqd_row.v1_4, key = NULL WHERE id = reqd_row.v1_1;\n"
-                + "END LOOP;\nDELETE FROM jobs WHERE id = 'd';\nEND $reqd$")
-        #expect(PostgresStoreBackend.block(Array(run.prefix(2)))?.contains("LOOP") == false, "two are written one by one")
-        let pairs = (0..<3).flatMap { index in
+        let count = PostgresStoreBackend.shortestLoop
+        let sql = "UPDATE jobs SET error = ?2, progress = ?3, late_by_ns = ?4, key = ?5 WHERE id = ?1"
+        let run =
+            [
+                StoreStatement(sql, [.text("a"), .text("it's"), .real(0.5), .null, .null]),
+                StoreStatement(sql, [.text("b"), .null, .real(.nan), .integer(7), .null]),
+            ] + (2..<count).map { StoreStatement(sql, [.text("c\($0)"), .text("x"), .null, .integer(-1), .null]) }
+        func array(_ first: String, _ each: (Int) -> String, _ type: String) -> String {
+            "ARRAY[" + first + (2..<count).map { "," + each($0) }.joined() + "]::\(type)[]"
+        }
+        let ids = array("'a','b'", { "'c\($0)'" }, "text")
+        let errors = array("'it''s',NULL", { _ in "'x'" }, "text")
+        let progresses = array("0.5::float8,'NaN'::float8", { _ in "NULL" }, "float8")
+        let lates = array("NULL,7", { _ in "-1" }, "bigint")
+        let expected =
+            "DO $reqd$ DECLARE reqd_row record; BEGIN\nPERFORM check_lease();\n"
+            + "FOR reqd_row IN SELECT * FROM unnest(\(ids), \(errors), \(progresses), \(lates)) AS t(v1_1, v1_2, v1_3, v1_4) LOOP\n"
+            + "UPDATE jobs SET error = reqd_row.v1_2, progress = reqd_row.v1_3, late_by_ns = reqd_row.v1_4, key = NULL WHERE id = reqd_row.v1_1;\n"
+            + "END LOOP;\nDELETE FROM jobs WHERE id = 'd';\nEND $reqd$"
+        #expect(PostgresStoreBackend.commit(run + [StoreStatement("DELETE FROM jobs WHERE id = ?1", [.text("d")])], prepared: [:]) == .block(expected))
+        guard case .script = PostgresStoreBackend.commit(Array(run.dropLast()), prepared: [:]) else {
+            Issue.record("one fewer than shortestLoop is a script")
+            return
+        }
+        let pairs = (0..<count).flatMap { index in
             [StoreStatement("DELETE FROM a WHERE id = ?1", [.text("\(index)")]), StoreStatement("SELECT f(?1)", [.integer(Int64(index))])]
         }
+        let names = (0..<count).map { "'\($0)'" }.joined(separator: ",")
+        let numbers = (0..<count).map { "\($0)" }.joined(separator: ",")
         #expect(
-            PostgresStoreBackend.block(pairs)
-                == "DO $reqd$ DECLARE reqd_row record; BEGIN\n" + PostgresStoreBackend.leaseCheck + "\n"
-                + "FOR reqd_row IN SELECT * FROM unnest(ARRAY['0','1','2']::text[], ARRAY[0,1,2]::bigint[]) AS t(v1_1, v2_1) LOOP\n"
-                + "DELETE FROM a WHERE id = reqd_row.v1_1;\nPERFORM f(reqd_row.v2_1);\nEND LOOP;\nEND $reqd$",
+            PostgresStoreBackend.commit(pairs, prepared: [:])
+                == .block(
+                    "DO $reqd$ DECLARE reqd_row record; BEGIN\nPERFORM check_lease();\n"
+                        + "FOR reqd_row IN SELECT * FROM unnest(ARRAY[\(names)]::text[], ARRAY[\(numbers)]::bigint[]) AS t(v1_1, v2_1) LOOP\n"
+                        + "DELETE FROM a WHERE id = reqd_row.v1_1;\nPERFORM f(reqd_row.v2_1);\nEND LOOP;\nEND $reqd$"),
             "a pass of two statements repeated")
         var mixed = run
-        mixed[2] = StoreStatement(run[2].sql, [.text("c"), .integer(3), .null, .null, .null])
-        #expect(PostgresStoreBackend.block(mixed)?.contains("LOOP") == false, "a position holding a text and a number is written one by one")
-        var quoted = run
-        quoted[1] = StoreStatement(run[1].sql, [.text("b$reqd$"), .null, .null, .null, .null])
-        #expect(PostgresStoreBackend.block(quoted) == nil)
+        mixed[2] = StoreStatement(sql, [.text("c"), .integer(3), .null, .null, .null])
+        guard case .script = PostgresStoreBackend.commit(mixed, prepared: [:]) else {
+            Issue.record("a position holding a text and a number cannot be an array: the commit is a script")
+            return
+        }
+        for quoted in [
+            run + [StoreStatement("DELETE FROM jobs WHERE id = ?1", [.text("x$reqd$")])],
+            [StoreStatement(sql, [.text("b$reqd$"), .null, .null, .null, .null])] + run,
+        ] {
+            guard case .script(let script) = PostgresStoreBackend.commit(quoted, prepared: [:]), script.contains("$reqd$'") else {
+                Issue.record("a text holding the block's quote makes the commit a script")
+                return
+            }
+        }
 
-        // The same changes, one commit at a time (every run one long) and in one commit (runs of
-        // inserts, of ends and of attempts), give the same rows.
-        var changes: [StoreChange] = (0..<6).map { .insert(countdown("cd_\($0)", key: $0 == 3 ? "it's \u{0}" : nil)) }
-        for index in 0..<5 {
+        // The same changes, one commit at a time (scripts) and in one commit (a block), give the
+        // same rows.
+        let server = try TestPostgres.shared()
+        var changes: [StoreChange] = (0...count).map { .insert(countdown("cd_\($0)", key: $0 == 3 ? "it's \u{0}" : nil)) }
+        for index in 0..<count {
             changes.append(
                 .progress(
                     "cd_\(index)",
                     JobProgress(
-                        state: index == 4 ? .cancelled : .expired, endedAt: WallTime(nanosecondsSinceEpoch: 5_000 + Int64(index)),
-                        reason: index == 4 ? .requested : nil, replacedBy: nil, lateByNanos: index.isMultiple(of: 2) ? Int64(index) : nil,
+                        state: index == count - 1 ? .cancelled : .expired, endedAt: WallTime(nanosecondsSinceEpoch: 5_000 + Int64(index)),
+                        reason: index == count - 1 ? .requested : nil, replacedBy: nil, lateByNanos: index.isMultiple(of: 2) ? Int64(index) : nil,
                         result: nil, error: index == 1 ? "it's\u{0} $x$" : nil, spawned: nil, counters: .none)))
         }
-        for index in 0..<4 {
+        for index in 0..<count {
             changes.append(.attempt("cd_\(index)", AttemptInfo(number: 1, startedAt: WallTime(nanosecondsSinceEpoch: 7_000), durationMs: 1.5, status: 200 + index)))
         }
-        let server = try TestPostgres.shared()
         var dumps: [String] = []
         for together in [false, true] {
             let cluster = TestPostgres.clusterName()
@@ -418,8 +455,46 @@ struct PostgresStoreTests {
                     """))
         }
         #expect(dumps[0] == dumps[1])
-        #expect(dumps[0].split(separator: "\n").count == 6)
+        #expect(dumps[0].split(separator: "\n").count == count + 1)
         #expect(dumps[0].contains("cd_1|expired||5001|||it's\u{FFFD} $x$|"), "\(dumps[0])")
+    }
+
+    @Test("statements are prepared once per connection, one the server cannot prepare is written out, a new connection prepares again")
+    func preparedStatements() throws {
+        let backend = try PostgresStoreBackend(
+            address: try StorePlace.postgresAddress(), password: nil, cluster: TestPostgres.clusterName(), leaseNanos: 15_000_000_000,
+            logger: Logger(label: "reqd-test"))
+        defer { backend.close() }
+        func preparedCount() throws -> Int64 {
+            var count: Int64 = -1
+            try backend.read("SELECT count(*) FROM pg_prepared_statements WHERE name LIKE 'reqd\\_%'", []) { count = $0.integer(0) ?? -1 }
+            return count
+        }
+        let insert = "INSERT INTO attempts (job, seq, detail) VALUES (?1, ?2, ?3)"
+        // `?2 IS NULL` names no type PostgreSQL can infer.
+        let untyped = "DELETE FROM attempts WHERE job = ?1 AND ?2 IS NULL"
+        try backend.transaction([StoreStatement(insert, [.text("a"), .integer(1), .text("x")]), StoreStatement(untyped, [.text("b"), .null])])
+        try backend.transaction([StoreStatement(insert, [.text("a"), .integer(2), .text("y")]), StoreStatement(untyped, [.text("a"), .integer(3)])])
+        #expect(try preparedCount() == 1, "the insert once; the delete written out")
+        var rows: [String] = []
+        try backend.read("SELECT job || seq || detail FROM attempts ORDER BY seq", []) { rows.append($0.text(0) ?? "") }
+        #expect(rows == ["a1x", "a2y"])
+        func backendPID() throws -> Int64 {
+            var pid: Int64 = -1
+            try backend.read("SELECT pg_backend_pid()::bigint", []) { pid = $0.integer(0) ?? -1 }
+            return pid
+        }
+        let first = try backendPID()
+        let server = try TestPostgres.shared()
+        _ = try server.psql("SELECT pg_terminate_backend(\(first))")
+        // The first use after the server ended the connection may fail; the next opens another.
+        let third = StoreStatement(insert, [.text("a"), .integer(3), .text("z")])
+        do { try backend.transaction([third]) } catch { try backend.transaction([third]) }
+        #expect(try backendPID() != first)
+        #expect(try preparedCount() == 1, "prepared again on the new connection")
+        rows = []
+        try backend.read("SELECT job || seq || detail FROM attempts ORDER BY seq", []) { rows.append($0.text(0) ?? "") }
+        #expect(rows == ["a1x", "a2y", "a3z"])
     }
 
     @Test("a schema newer than this reqd's is refused and left as it was")

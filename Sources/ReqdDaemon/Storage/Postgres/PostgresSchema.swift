@@ -135,6 +135,32 @@ enum PostgresSchema {
             "DELETE FROM attempts a WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE id = a.job)",
             "DELETE FROM group_members m WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE id = m.job)",
         ],
+
+        // Version 6: commits without a block. `check_lease()` fails when the calling daemon's
+        // lease has expired, and `run_commit(text)` checks it and runs a commit's statements.
+        // A function's plans are kept for the session, where a `DO` block is compiled anew for
+        // each commit. Both resolve names through the caller's `search_path`, the cluster's
+        // schema for a daemon's connections.
+        [
+            """
+            CREATE FUNCTION check_lease() RETURNS void LANGUAGE plpgsql AS $f$
+            BEGIN
+                PERFORM 1 FROM daemons WHERE id = current_setting('reqd.holder') AND lease_until > now();
+                IF NOT FOUND THEN
+                    RAISE EXCEPTION 'this daemon''s lease has expired' USING ERRCODE = 'RQ001';
+                END IF;
+            END
+            $f$
+            """,
+            """
+            CREATE FUNCTION run_commit(statements text) RETURNS void LANGUAGE plpgsql AS $f$
+            BEGIN
+                PERFORM check_lease();
+                EXECUTE statements;
+            END
+            $f$
+            """,
+        ],
     ]
 
     /// The trigger function of versions 3 and 4: it tells a job's holder when another daemon

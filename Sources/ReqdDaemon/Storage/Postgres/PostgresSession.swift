@@ -18,7 +18,8 @@ final class PostgresSession {
     /// postgres-nio's logger: never below `notice`, since its `trace` lines carry rows.
     private let logger: Logger
     private var connection: PostgresConnection?
-    private var connections = 0
+    /// How many connections the session has opened: the current one's number.
+    private(set) var connectionNumber = 0
     /// Between `begin` and `commit` or `rollback`: a lost connection then fails the transaction
     /// rather than being replaced, since a new one would run the rest outside it.
     private var inTransaction = false
@@ -59,16 +60,16 @@ final class PostgresSession {
         if inTransaction {
             throw DaemonError(.storeWriteFailed, "\(location): the connection was lost in the middle of a transaction")
         }
-        connections += 1
+        connectionNumber += 1
         let new: PostgresConnection
         do {
-            new = try PostgresConnection.connect(on: group.next(), configuration: configuration, id: connections, logger: logger).wait()
+            new = try PostgresConnection.connect(on: group.next(), configuration: configuration, id: connectionNumber, logger: logger).wait()
         } catch {
             throw DaemonError(.storeOpenFailed, "cannot connect to \(location): \(Self.describe(error))")
         }
         connection = new
         do throws(DaemonError) {
-            // The literals of `PostgresStoreBackend.block` double their quotes and nothing else.
+            // The literals of `PostgresStoreBackend.script` double their quotes and nothing else.
             for statement in ["SET search_path TO \(schema)", "SET standard_conforming_strings = on", "SET reqd.holder = '\(holder)'"]
                 + setUp
             {
@@ -130,6 +131,20 @@ final class PostgresSession {
         }
     }
 
+    /// Prepares `sql` (`?N` written `$N`) on `connection` as `name`, for `EXECUTE`; false when
+    /// the server refuses the SQL itself (SQLSTATE class 42), as it does when it cannot infer
+    /// the type of a value.
+    func prepare(_ sql: String, as name: String, on connection: PostgresConnection) throws(DaemonError) -> Bool {
+        do {
+            _ = try answer(send("PREPARE \(name) AS \(sql)", [], on: connection), from: connection)
+            return true
+        } catch let error where Self.sqlState(error)?.hasPrefix("42") == true {
+            return false
+        } catch {
+            throw lost(error, "a statement could not be prepared")
+        }
+    }
+
     /// Sends a statement with its values bound, `?N` written `$N`.
     func send(_ sql: String, _ values: [StoreValue], on connection: PostgresConnection) -> EventLoopFuture<PostgresQueryResult> {
         var bindings = PostgresBindings(capacity: values.count)
@@ -144,7 +159,7 @@ final class PostgresSession {
         return connection.query(PostgresQuery(unsafeSQL: placeholders(sql), binds: bindings), logger: logger)
     }
 
-    /// Sends SQL as it is, no values bound.
+    /// Sends SQL as it is, no values bound: a `?N` in it stays as it is.
     func send(unsafeSQL sql: String, on connection: PostgresConnection) -> EventLoopFuture<PostgresQueryResult> {
         connection.query(PostgresQuery(unsafeSQL: sql), logger: logger)
     }

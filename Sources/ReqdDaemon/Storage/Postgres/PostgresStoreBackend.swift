@@ -10,8 +10,9 @@ import PostgresNIO
 /// A PostgreSQL store: the jobs of one cluster in the schema `reqd_NAME` of a shared database.
 ///
 /// One connection for the store, used only on the store's queue, which waits for each answer:
-/// the store is serial by design. A commit is one `DO` block holding all its statements: one
-/// round trip. When the connection is lost the next use opens a new one.
+/// the store is serial by design. A commit is one statement that runs all of the commit's
+/// statements (`transaction`): one round trip. When the connection is lost the next use opens a
+/// new one.
 ///
 /// Several daemons may share a cluster. Each has a row in `daemons` whose lease it renews on a
 /// connection of its own (`PostgresLease`), and runs only the job rows that name it as their
@@ -36,6 +37,11 @@ final class PostgresStoreBackend: LeasedStoreBackend {
     private let previousHolder: String?
     /// The claims whose rows have not been read for certain.
     private var unread: [Int64] = []
+    /// The statements prepared on the session's connection `preparedOn`, by their SQL.
+    private var prepared: [String: Prepared] = [:]
+    private var preparedOn = 0
+    /// SQL the server would not prepare: written out in each script.
+    private var unprepared: Set<String> = []
     private var closed = false
 
     let location: String
@@ -105,60 +111,62 @@ final class PostgresStoreBackend: LeasedStoreBackend {
         close()
     }
 
-    /// Runs the statements as one `DO` block (`block`): one statement, so one round trip and one
-    /// transaction, with the values written into it as SQL literals, and statements that repeat
-    /// as loops over arrays of them (postgres-nio speaks only the extended protocol, which answers
-    /// each statement before it takes the next). A text value holding the block's quote falls
-    /// back to one statement at a time.
+    /// Runs the statements as one statement (`commit`): `SELECT run_commit($1)` with the
+    /// commit's script, or a block for a commit with a long run of the same statements. So one
+    /// round trip and one transaction, since postgres-nio speaks only the extended protocol,
+    /// which takes one statement at a time and answers each before the next. SQL the connection
+    /// has not seen is prepared first, once per connection (`prepare`).
     func transaction(_ statements: [StoreStatement]) throws(DaemonError) {
         guard !statements.isEmpty else { return }
         let connection = try session.connected()
-        guard let block = Self.block(statements) else {
-            return try transactionByStatement([StoreStatement("DO $lease$ BEGIN \(Self.leaseCheck) END $lease$", [])] + statements, on: connection)
+        if preparedOn != session.connectionNumber {
+            prepared = [:]
+            preparedOn = session.connectionNumber
+        }
+        // A commit's statements come in runs of the same SQL, which compare equal faster than
+        // they hash.
+        var previous: String?
+        for statement in statements where statement.sql != previous {
+            previous = statement.sql
+            if prepared[statement.sql] == nil && !unprepared.contains(statement.sql) { try prepare(statement.sql, on: connection) }
+        }
+        let sent: EventLoopFuture<PostgresQueryResult>
+        switch Self.commit(statements, prepared: prepared) {
+        case .script(let script): sent = session.send("SELECT run_commit(?1)", [.text(script)], on: connection)
+        case .block(let block): sent = session.send(unsafeSQL: block, on: connection)
+        case nil: throw DaemonError(.storeWriteFailed, "\(location): a statement names a value it was not given")
         }
         do {
-            _ = try session.answer(session.send(unsafeSQL: block, on: connection), from: connection, statements: statements.count)
+            _ = try session.answer(sent, from: connection, statements: statements.count)
         } catch {
             throw session.lost(error, "the transaction failed")
         }
     }
 
-    /// The PL/pgSQL that starts each commit: it fails when this daemon's lease has expired.
+    /// Prepares `sql` on the store's connection, unless the connection holds `mostPrepared`
+    /// already (a statement the store builds with a varying number of values could otherwise
+    /// fill it); SQL the server will not prepare (a value whose type it cannot infer) is
+    /// remembered and written out in each script instead.
+    private func prepare(_ sql: String, on connection: PostgresConnection) throws(DaemonError) {
+        guard prepared.count < Self.mostPrepared else { return }
+        let name = "reqd_\(prepared.count + 1)"
+        guard try session.prepare(sql, as: name, on: connection) else {
+            unprepared.insert(sql)
+            return
+        }
+        prepared[sql] = Prepared(name: name, parameters: Self.parameters(in: sql))
+    }
+
+    /// The most statements the store prepares on one connection.
+    static let mostPrepared = 256
+
+    /// The SQLSTATE with which `check_lease()` (schema version 6) fails when this daemon's lease
+    /// has expired.
     ///
-    /// It takes no lock: a commit that started before the lease expired and ends after another
-    /// daemon reaped this one leaves rows that name no live daemon, and the next survey finds
-    /// them and has them claimed.
-    static let leaseCheck = """
-        PERFORM 1 FROM daemons WHERE id = \(StoreDialect.holder) AND lease_until > now();
-        IF NOT FOUND THEN RAISE EXCEPTION 'this daemon''s lease has expired' USING ERRCODE = '\(leaseExpired)'; END IF;
-        """
-
-    /// The SQLSTATE of `leaseCheck`'s failure.
+    /// The check takes no lock: a commit that started before the lease expired and ends after
+    /// another daemon reaped this one leaves rows that name no live daemon, and the next survey
+    /// finds them and has them claimed.
     static let leaseExpired = "RQ001"
-
-    /// Runs the statements between BEGIN and COMMIT, each with its parameters bound.
-    private func transactionByStatement(_ statements: [StoreStatement], on connection: PostgresConnection) throws(DaemonError) {
-        var futures = [session.send("BEGIN", [], on: connection)]
-        futures.reserveCapacity(statements.count + 2)
-        for statement in statements { futures.append(session.send(statement.sql, statement.values, on: connection)) }
-        futures.append(session.send("COMMIT", [], on: connection))
-        let results: [Result<PostgresQueryResult, any Error>]
-        do {
-            results = try session.answer(
-                EventLoopFuture.whenAllComplete(futures, on: connection.eventLoop), from: connection, statements: futures.count)
-        } catch {
-            throw session.lost(error, "the transaction failed")
-        }
-        var failure: (any Error)?
-        for case .failure(let error) in results where failure == nil { failure = error }
-        // COMMIT of a transaction a statement failed in rolls back and says so.
-        let committed = (try? results.last?.get())?.metadata.command == "COMMIT"
-        if let failure {
-            session.rollback()
-            throw session.lost(failure, "the transaction failed")
-        }
-        if !committed { throw DaemonError(.storeWriteFailed, "\(location): the transaction was rolled back") }
-    }
 
     func read(_ sql: String, _ values: [StoreValue], _ row: (any StoreRow) -> Void) throws(DaemonError) {
         try session.read(sql, values, row)
