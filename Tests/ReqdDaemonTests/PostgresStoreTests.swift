@@ -465,17 +465,21 @@ struct PostgresStoreTests {
             address: try StorePlace.postgresAddress(), password: nil, cluster: TestPostgres.clusterName(), leaseNanos: 15_000_000_000,
             logger: Logger(label: "reqd-test"))
         defer { backend.close() }
-        func preparedCount() throws -> Int64 {
-            var count: Int64 = -1
-            try backend.read("SELECT count(*) FROM pg_prepared_statements WHERE name LIKE 'reqd\\_%'", []) { count = $0.integer(0) ?? -1 }
-            return count
+        /// The store's prepared statements on its connection, each with how many times it ran.
+        func preparedNow() throws -> [String] {
+            var statements: [String] = []
+            try backend.read(
+                "SELECT name || ' ' || (generic_plans + custom_plans) FROM pg_prepared_statements WHERE name LIKE 'reqd\\_%' ORDER BY name", []
+            ) { statements.append($0.text(0) ?? "") }
+            return statements
         }
         let insert = "INSERT INTO attempts (job, seq, detail) VALUES (?1, ?2, ?3)"
         // `?2 IS NULL` names no type PostgreSQL can infer.
         let untyped = "DELETE FROM attempts WHERE job = ?1 AND ?2 IS NULL"
         try backend.transaction([StoreStatement(insert, [.text("a"), .integer(1), .text("x")]), StoreStatement(untyped, [.text("b"), .null])])
+        #expect(try preparedNow() == ["reqd_1 1"], "the insert prepared and run; the delete written out")
         try backend.transaction([StoreStatement(insert, [.text("a"), .integer(2), .text("y")]), StoreStatement(untyped, [.text("a"), .integer(3)])])
-        #expect(try preparedCount() == 1, "the insert once; the delete written out")
+        #expect(try preparedNow() == ["reqd_1 2"], "the second commit ran the same prepared insert")
         var rows: [String] = []
         try backend.read("SELECT job || seq || detail FROM attempts ORDER BY seq", []) { rows.append($0.text(0) ?? "") }
         #expect(rows == ["a1x", "a2y"])
@@ -486,12 +490,12 @@ struct PostgresStoreTests {
         }
         let first = try backendPID()
         let server = try TestPostgres.shared()
-        _ = try server.psql("SELECT pg_terminate_backend(\(first))")
+        _ = try server.psql("SELECT pg_terminate_backend(\(first), 10000)")
         // The first use after the server ended the connection may fail; the next opens another.
         let third = StoreStatement(insert, [.text("a"), .integer(3), .text("z")])
         do { try backend.transaction([third]) } catch { try backend.transaction([third]) }
         #expect(try backendPID() != first)
-        #expect(try preparedCount() == 1, "prepared again on the new connection")
+        #expect(try preparedNow() == ["reqd_1 1"], "prepared again on the new connection, and run")
         rows = []
         try backend.read("SELECT job || seq || detail FROM attempts ORDER BY seq", []) { rows.append($0.text(0) ?? "") }
         #expect(rows == ["a1x", "a2y", "a3z"])

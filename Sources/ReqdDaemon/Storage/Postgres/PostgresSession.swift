@@ -132,13 +132,13 @@ final class PostgresSession {
     }
 
     /// Prepares `sql` (`?N` written `$N`) on `connection` as `name`, for `EXECUTE`; false when
-    /// the server refuses the SQL itself (SQLSTATE class 42), as it does when it cannot infer
-    /// the type of a value.
+    /// the server answers with an error, as it does when it cannot infer the type of a value
+    /// (or when a pooler handed over a session that already holds the name).
     func prepare(_ sql: String, as name: String, on connection: PostgresConnection) throws(DaemonError) -> Bool {
         do {
             _ = try answer(send("PREPARE \(name) AS \(sql)", [], on: connection), from: connection)
             return true
-        } catch let error where Self.sqlState(error)?.hasPrefix("42") == true {
+        } catch let error where Self.sqlState(error) != nil && !connection.isClosed {
             return false
         } catch {
             throw lost(error, "a statement could not be prepared")

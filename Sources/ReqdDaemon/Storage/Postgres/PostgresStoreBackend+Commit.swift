@@ -23,9 +23,9 @@ extension PostgresStoreBackend {
     /// `EXECUTE`, but the server compiles the block anew for each commit. By hand on this
     /// machine, commits of job ends cost the server about the same per end either way at 100
     /// ends a commit (26 µs as a script, 29 µs as a loop) and less as a loop at 1,000 (26 µs
-    /// against 28 µs). In the daemon, 50 clients' submits went 20–40% faster with loops from
-    /// 100 repeats on than with loops from 10, 16 or 30 on, and 100,000 countdowns were
-    /// registered in 7 s with loops from 100 on and in 8–9 s with no loops.
+    /// against 28 µs). In the daemon, 50 clients' submits went 10–60% faster with loops from
+    /// 100 repeats on than with loops from 10, 16 or 30 on (a few runs each), and 100,000
+    /// countdowns were registered in 7 s with loops from 100 on and in 8–9 s with no loops.
     static let shortestLoop = 100
 
     /// The most statements one pass of a loop runs: a job's end and its poll counters, an

@@ -40,7 +40,7 @@ final class PostgresStoreBackend: LeasedStoreBackend {
     /// The statements prepared on the session's connection `preparedOn`, by their SQL.
     private var prepared: [String: Prepared] = [:]
     private var preparedOn = 0
-    /// SQL the server would not prepare: written out in each script.
+    /// SQL the server would not prepare on that connection: written out in each script.
     private var unprepared: Set<String> = []
     private var closed = false
 
@@ -121,6 +121,7 @@ final class PostgresStoreBackend: LeasedStoreBackend {
         let connection = try session.connected()
         if preparedOn != session.connectionNumber {
             prepared = [:]
+            unprepared = []
             preparedOn = session.connectionNumber
         }
         // A commit's statements come in runs of the same SQL, which compare equal faster than
@@ -145,8 +146,8 @@ final class PostgresStoreBackend: LeasedStoreBackend {
 
     /// Prepares `sql` on the store's connection, unless the connection holds `mostPrepared`
     /// already (a statement the store builds with a varying number of values could otherwise
-    /// fill it); SQL the server will not prepare (a value whose type it cannot infer) is
-    /// remembered and written out in each script instead.
+    /// fill it); SQL the server will not prepare there (a value whose type it cannot infer) is
+    /// written out in each script instead, until the next connection tries again.
     private func prepare(_ sql: String, on connection: PostgresConnection) throws(DaemonError) {
         guard prepared.count < Self.mostPrepared else { return }
         let name = "reqd_\(prepared.count + 1)"
