@@ -67,10 +67,7 @@ extension PostgresStoreBackend {
                 continue
             }
             for statement in run {
-                let written = StoreStatement.replacingPlaceholders(in: statement.sql) { number -> String? in
-                    number <= statement.values.count ? literal(statement.values[number - 1], inBlock: true) : nil
-                }
-                guard let written else { return nil }
+                guard let written = written(statement, blockLiteral) else { return nil }
                 body += performed(written) + ";\n"
             }
         }
@@ -97,15 +94,12 @@ extension PostgresStoreBackend {
                 script += "EXECUTE " + prepared.name
                 for (index, value) in statement.values.prefix(prepared.parameters).enumerated() {
                     script += index == 0 ? "(" : ", "
-                    script += literal(value, inBlock: false)!
+                    script += literal(value)
                 }
                 script += prepared.parameters > 0 ? ");\n" : ";\n"
                 continue
             }
-            let written = StoreStatement.replacingPlaceholders(in: statement.sql) { number -> String? in
-                number <= statement.values.count ? literal(statement.values[number - 1], inBlock: false) : nil
-            }
-            guard let written else { return nil }
+            guard let written = written(statement, literal) else { return nil }
             script += written + ";\n"
         }
         return script
@@ -155,7 +149,7 @@ extension PostgresStoreBackend {
                     if let kind {
                         if type == nil { type = kind } else if type != kind { return nil }
                     }
-                    guard let element = literal(value, inBlock: true) else { return nil }
+                    guard let element = blockLiteral(value) else { return nil }
                     elements.append(element)
                 }
                 guard let type else { continue }
@@ -191,16 +185,28 @@ extension PostgresStoreBackend {
         return highest
     }
 
-    /// `value` as a SQL literal; nil for a text that holds the block's dollar quote when it is
-    /// to go `inBlock`.
-    private static func literal(_ value: StoreValue, inBlock: Bool) -> String? {
+    /// The statement with its values written in by `literal`; nil when it names a value it was
+    /// not given, or `literal` gives none.
+    private static func written(_ statement: StoreStatement, _ literal: (StoreValue) -> String?) -> String? {
+        StoreStatement.replacingPlaceholders(in: statement.sql) { number -> String? in
+            number >= 1 && number <= statement.values.count ? literal(statement.values[number - 1]) : nil
+        }
+    }
+
+    /// `value` as a SQL literal in a block: nil for a text that holds the block's dollar quote.
+    private static func blockLiteral(_ value: StoreValue) -> String? {
+        if case .text(let text) = value, text.contains("$reqd$") { return nil }
+        return literal(value)
+    }
+
+    /// `value` as a SQL literal.
+    private static func literal(_ value: StoreValue) -> String {
         switch value {
         case .integer(let value): return String(value)
         case .real(let value):
             return value.isFinite ? "\(value)::float8" : "'\(value.isNaN ? "NaN" : value < 0 ? "-Infinity" : "Infinity")'::float8"
         case .null: return "NULL"
         case .text(let value):
-            guard !inBlock || !value.contains("$reqd$") else { return nil }
             let storable = PostgresSession.storable(value)
             return "'" + (storable.contains("'") ? storable.replacingOccurrences(of: "'", with: "''") : storable) + "'"
         }
