@@ -501,6 +501,39 @@ struct PostgresStoreTests {
         #expect(rows == ["a1x", "a2y", "a3z"])
     }
 
+    @Test("a claim reads the rows it took through bound values, so a daemon's claims add no statement to its session, and the session keeps at most mostRewritten statements' SQL")
+    func claimsBindTheirNumbers() throws {
+        let cluster = TestPostgres.clusterName()
+        let backend = try PostgresStoreBackend(
+            address: try StorePlace.postgresAddress(), password: nil, cluster: cluster, leaseNanos: 15_000_000_000,
+            logger: Logger(label: "reqd-test"))
+        defer { backend.close() }
+        func claimNow() throws -> [String] {
+            var ids: [String] = []
+            try backend.claim(all: false) { rows, values throws(DaemonError) in
+                try backend.read("SELECT j.id FROM jobs j WHERE \(rows) ORDER BY j.id", values) { ids.append($0.text(0) ?? "") }
+            }
+            return ids
+        }
+        var kept: [Int] = []
+        for claim in 1...3 {
+            // A daemon that writes a row and leaves: the row is free, and the next claim takes it.
+            let gone = try open(cluster)
+            var batch = StoreBatch()
+            batch.changes = [.insert(countdown("cd_\(claim)", key: nil))]
+            gone.submit(batch)
+            gone.flush()
+            gone.close()
+            #expect(try claimNow() == ["cd_\(claim)"], "claim \(claim) reads its own row and no earlier one")
+            kept.append(backend.rewrittenCount)
+        }
+        #expect(kept[1] == kept[0] && kept[2] == kept[0], "statements kept after each claim: \(kept)")
+        for value in 0..<(PostgresSession.mostRewritten + 100) {
+            try backend.read("SELECT \(value)::bigint", []) { _ in }
+        }
+        #expect(backend.rewrittenCount == PostgresSession.mostRewritten)
+    }
+
     @Test("a schema newer than this reqd's is refused and left as it was")
     func newerSchemaRefused() throws {
         let cluster = TestPostgres.clusterName()

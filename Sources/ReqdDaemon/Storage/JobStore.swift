@@ -111,8 +111,8 @@ public final class JobStore: @unchecked Sendable {
                 guard !self.closed else { return }
                 do throws(DaemonError) {
                     var records: [JobRecord] = []
-                    try self.backend.claim(all: false) { rows throws(DaemonError) in
-                        try self.read(rows, chunkSize: .max) { chunk, _ in records += chunk }
+                    try self.backend.claim(all: false) { rows, values throws(DaemonError) in
+                        try self.read(rows, values, chunkSize: .max) { chunk, _ in records += chunk }
                     }
                     claimPending.store(false, ordering: .relaxed)
                     if !records.isEmpty {
@@ -202,7 +202,7 @@ public final class JobStore: @unchecked Sendable {
         // The row callback is only called during `read`, never kept.
         let failure = withoutActuallyEscaping(each) { each in queue.sync { () -> DaemonError? in
             do throws(DaemonError) {
-                try backend.claim(all: true) { rows throws(DaemonError) in try read(rows, chunkSize: chunkSize, each) }
+                try backend.claim(all: true) { rows, values throws(DaemonError) in try read(rows, values, chunkSize: chunkSize, each) }
             } catch {
                 return error
             }

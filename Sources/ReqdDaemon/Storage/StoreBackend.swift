@@ -11,14 +11,14 @@ protocol StoreBackend: AnyObject {
     /// Runs `statements` in one transaction; when one fails, none of them holds.
     func transaction(_ statements: [StoreStatement]) throws(DaemonError)
     /// Claims the rows this daemon is to run and hands `read` the condition on `jobs j` that picks
-    /// them (with `all`, every row the daemon holds), to read them before the claim commits: a
+    /// them, with its parameters (with `all`, every row the daemon holds), to read them before the claim commits: a
     /// claim whose rows cannot be read is undone. `read` is not called when nothing is claimed
     /// and `all` is false.
     ///
     /// SQLite's one daemon has every row, claimed once at start. A PostgreSQL daemon takes the
     /// rows that no live daemon holds: at start, and when another daemon leaves or its lease
     /// expires.
-    func claim(all: Bool, _ read: (String) throws(DaemonError) -> Void) throws(DaemonError)
+    func claim(all: Bool, _ read: (String, [StoreValue]) throws(DaemonError) -> Void) throws(DaemonError)
     /// Runs a read, handing each result row to `row` before it returns.
     func read(_ sql: String, _ values: [StoreValue], _ row: (any StoreRow) -> Void) throws(DaemonError)
     /// Closes the connection; the backend is not used again.

@@ -22,7 +22,7 @@ final class FailingBackend: StoreBackend, @unchecked Sendable {
         try inner.transaction(statements)
     }
 
-    func claim(all: Bool, _ read: (String) throws(DaemonError) -> Void) throws(DaemonError) { try inner.claim(all: all, read) }
+    func claim(all: Bool, _ read: (String, [StoreValue]) throws(DaemonError) -> Void) throws(DaemonError) { try inner.claim(all: all, read) }
 
     func read(_ sql: String, _ values: [StoreValue], _ row: (any StoreRow) -> Void) throws(DaemonError) {
         try inner.read(sql, values, row)

@@ -23,8 +23,13 @@ final class PostgresSession {
     /// Between `begin` and `commit` or `rollback`: a lost connection then fails the transaction
     /// rather than being replaced, since a new one would run the rest outside it.
     private var inTransaction = false
-    /// The SQL each shared statement becomes here, with `$N` for `?N`.
+    /// The SQL each shared statement becomes here, with `$N` for `?N`: at most
+    /// `mostRewritten`, so that SQL with values written in cannot grow it for a daemon's life.
     private var rewritten: [String: String] = [:]
+    /// How many statements' rewritten SQL the session keeps.
+    static let mostRewritten = 1024
+    /// How many statements' rewritten SQL the session keeps now.
+    var rewrittenCount: Int { rewritten.count }
     /// How long one statement may wait for the server.
     let statementTimeout: TimeAmount
     /// Where the rows are, for errors: the address without its password, and the cluster.
@@ -233,7 +238,7 @@ final class PostgresSession {
     private func placeholders(_ sql: String) -> String {
         if let known = rewritten[sql] { return known }
         let text = StoreStatement.replacingPlaceholders(in: sql) { "$\($0)" } ?? sql
-        rewritten[sql] = text
+        if rewritten.count < Self.mostRewritten { rewritten[sql] = text }
         return text
     }
 }

@@ -35,8 +35,9 @@ final class PostgresStoreBackend: LeasedStoreBackend {
     private let horizonNanos: Int64
     /// The daemon that ran before this one in its state directory: its rows are this one's.
     private let previousHolder: String?
-    /// The claims whose rows have not been read for certain.
-    private var unread: [Int64] = []
+    /// The first of the claims whose rows have not been read for certain: it and every claim
+    /// after it, since a claim's number only grows and a read clears it.
+    private var firstUnread: Int64?
     /// The statements prepared on the session's connection `preparedOn`, by their SQL.
     private var prepared: [String: Prepared] = [:]
     private var preparedOn = 0
@@ -158,6 +159,10 @@ final class PostgresStoreBackend: LeasedStoreBackend {
         prepared[sql] = Prepared(name: name, parameters: Self.parameters(in: sql))
     }
 
+    /// How many statements' SQL the store's session keeps rewritten: it must not grow with
+    /// the values of claims or reads.
+    var rewrittenCount: Int { session.rewrittenCount }
+
     /// The most statements the store prepares on one connection.
     static let mostPrepared = 256
 
@@ -173,11 +178,11 @@ final class PostgresStoreBackend: LeasedStoreBackend {
         try session.read(sql, values, row)
     }
 
-    func claim(all: Bool, _ read: (String) throws(DaemonError) -> Void) throws(DaemonError) {
+    func claim(all: Bool, _ read: (String, [StoreValue]) throws(DaemonError) -> Void) throws(DaemonError) {
         claims += 1
         // A claim whose commit may have held although its answer was lost is read again.
-        unread.append(claims)
-        let numbers = unread.map(String.init).joined(separator: ", ")
+        let first = firstUnread ?? claims
+        firstUnread = first
         // Repeatable read: a row another daemon changed after this claim's snapshot (a daemon that
         // started and claimed it meanwhile, a lease renewed) fails the claim instead of being
         // taken, and the claim is tried again with a newer snapshot.
@@ -218,12 +223,13 @@ final class PostgresStoreBackend: LeasedStoreBackend {
                     """, [.text(holder), .integer(claims), .integer(horizonNanos), .init(previousHolder)]
                 ) { claimed = $0.integer(0) ?? 0 }
                 if all {
-                    try read("j.holder = \(StoreDialect.holder)")
-                } else if claimed > 0 || unread.count > 1 {
-                    try read("j.holder = \(StoreDialect.holder) AND j.claim IN (\(numbers))")
+                    try read("j.holder = \(StoreDialect.holder)", [])
+                } else if claimed > 0 || first < claims {
+                    // Bound, not written in: the session keeps the SQL of each statement it runs.
+                    try read("j.holder = \(StoreDialect.holder) AND j.claim BETWEEN ?1 AND ?2", [.integer(first), .integer(claims)])
                 }
                 try session.commit()
-                unread = []
+                firstUnread = nil
                 return
             } catch {
                 session.rollback()

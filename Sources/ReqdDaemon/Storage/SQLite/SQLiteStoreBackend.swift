@@ -37,8 +37,8 @@ final class SQLiteStoreBackend: StoreBackend {
         }
     }
 
-    func claim(all: Bool, _ read: (String) throws(DaemonError) -> Void) throws(DaemonError) {
-        try read("TRUE")
+    func claim(all: Bool, _ read: (String, [StoreValue]) throws(DaemonError) -> Void) throws(DaemonError) {
+        try read("TRUE", [])
     }
 
     func read(_ sql: String, _ values: [StoreValue], _ row: (any StoreRow) -> Void) throws(DaemonError) {
