@@ -51,6 +51,19 @@ struct GroupBinaryTests {
         #expect(fromArray.status == 0, "\(fromArray.stdout)")
         #expect(server.records(path: "/f/1").first?.method == "DELETE")
 
+        // A key a request does not take, in either form of file: refused before anything is sent.
+        try #"[{"url":"\#(server.url("/typo/0"))"},{"url":"\#(server.url("/typo/1"))","max_attemps":3}]"#
+            .write(toFile: arrayFile, atomically: true, encoding: .utf8)
+        let typoInArray = try Binaries.client(["group", "--file", arrayFile, "--wait"], socket: daemon.socket)
+        #expect(typoInArray.status == 64, "\(typoInArray.stderr)")
+        #expect(typoInArray.stderr.contains("'Index 1' takes no field 'max_attemps'"), "\(typoInArray.stderr)")
+        try [#"{"url":"\#(server.url("/typo/2"))"}"#, #"{"url":"\#(server.url("/typo/3"))","bdy":"x"}"#].joined(separator: "\n")
+            .write(toFile: file, atomically: true, encoding: .utf8)
+        let typoInLines = try Binaries.client(["group", "--file", file, "--wait"], socket: daemon.socket)
+        #expect(typoInLines.status == 64, "\(typoInLines.stderr)")
+        #expect(typoInLines.stderr.contains("line 2: a request object takes no field 'bdy'"), "\(typoInLines.stderr)")
+        #expect(server.records.filter { $0.path.hasPrefix("/typo/") }.isEmpty)
+
         let json = try Binaries.client(["--json", "group", "--request", "GET \(server.url("/e"))", "--wait"], socket: daemon.socket)
         // One JSON line for the registration, one for the ended group.
         let last = try #require(json.stdout.split(separator: "\n").last)

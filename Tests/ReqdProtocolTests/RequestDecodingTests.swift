@@ -81,6 +81,30 @@ struct RequestDecodingTests {
         #expect(extra.error.message.contains("jobb"))
     }
 
+    @Test("a key that a request does not take is refused in every nested request object, naming where it is; submit's own fields beside the request's are not")
+    func nestedUnknownKeys() {
+        let lines: [(line: String, where: String)] = [
+            (#"{"id":1,"op":"register-countdown","duration_ms":5,"on_expire":{"url":"http://x/","max_attemps":3}}"#, "'on_expire'"),
+            (#"{"id":1,"op":"submit","url":"http://x/","on_failure":{"url":"http://x/f","bodyy":"{}"}}"#, "'on_failure'"),
+            (#"{"id":1,"op":"register-group","members":[{"url":"http://x/a"},{"url":"http://x/b","retry":2}]}"#, "'members.Index 1'"),
+            (#"{"id":1,"op":"register-group","members":[{"url":"http://x/a"}],"on_complete":{"url":"http://x/c","key":"k"}}"#, "'on_complete'"),
+            (#"{"id":1,"op":"register-schedule","every_ms":1000,"request":{"url":"http://x/","headres":[]}}"#, "'request'"),
+        ]
+        for (line, place) in lines {
+            for result in [decode(line), FoundationRequestDecoder().decode(Array(line.utf8))] {
+                guard case .failure(let failure) = result else {
+                    Issue.record("accepted: \(line)")
+                    continue
+                }
+                #expect(failure.id == .number(1))
+                #expect(failure.error.code == .unknownField, "\(failure.error)")
+                #expect(failure.error.message.hasPrefix("\(place) takes no field '"), "\(failure.error.message)")
+            }
+        }
+        let submit = #"{"id":1,"op":"submit","url":"http://x/","dedupe_window_ms":0,"key":"k","on_success":{"url":"http://x/s","retry_on":["5xx"]}}"#
+        #expect((try? decode(submit).get()) != nil, "a submit's own fields sit beside its request's")
+    }
+
     @Test("a reply encodes as ok/result or ok/error")
     func replyShape() throws {
         let failure = Response(id: nil, outcome: .failure(WireError(.badJSON, "nope")))

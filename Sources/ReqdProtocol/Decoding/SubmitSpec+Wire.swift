@@ -2,7 +2,7 @@ extension SubmitSpec {
     /// Reads `submit`'s fields: the request's at the top level, then the job's.
     init(wire object: WireObject) throws(WireDecodingFailure) {
         self.init(
-            request: try RequestSpec(wire: object), dedupeWindowMs: try object.optionalInt64("dedupe_window_ms"),
+            request: try RequestSpec(fields: object), dedupeWindowMs: try object.optionalInt64("dedupe_window_ms"),
             dedupeHeaders: try object.optionalStrings("dedupe_headers"), key: try object.optionalString("key"),
             scope: try object.optionalString("scope"), ephemeral: try object.optionalBool("ephemeral"),
             bindConnection: try object.optionalBool("bind_connection"), follow: try object.optionalBool("follow"),

@@ -14,6 +14,9 @@ enum WireDecodingFailure: Error {
     case wrongType(path: [String], description: String)
     /// A field's value has the right kind but is not one the field takes.
     case invalid(path: [String], description: String)
+    /// A request object nested in the line (`on_expire`, a group's member...) holds a key that a
+    /// request does not take; `path` leads to the object.
+    case unknownKey(path: [String], key: String)
     /// A failure already in wire terms.
     case wire(WireError)
 }
@@ -32,6 +35,9 @@ extension WireError {
             self = WireError(.badField, "field '\(path.joined(separator: "."))' has the wrong type: \(description)")
         case .invalid(let path, let description):
             self = WireError(.badField, "field '\(path.joined(separator: "."))' is invalid: \(description)")
+        case .unknownKey(let path, let key):
+            let object = path.isEmpty ? "a request object" : "'\(path.joined(separator: "."))'"
+            self = WireError(.unknownField, "\(object) takes no field '\(key)'")
         case .wire(let error): self = error
         }
     }

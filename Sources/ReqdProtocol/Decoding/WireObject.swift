@@ -1,7 +1,7 @@
 /// One JSON object of a request line, read field by field with the rules of Foundation's keyed
 /// decoding container: a missing or null optional field is nil, the first of two equal keys wins,
 /// and keys the reader never asks for are ignored (the top level checks them against the
-/// operation's fields itself).
+/// operation's fields itself, and a nested request object against a request's).
 struct WireObject {
     /// A member: where its key's bytes are (or the key decoded, when it had escapes) and the
     /// tape entry of its value.
@@ -59,6 +59,18 @@ struct WireObject {
         if let decoded = member.decodedKey { return decoded.utf8.elementsEqual(name) }
         guard member.keyCount == name.count else { return false }
         return UnsafeBufferPointer(rebasing: values.bytes[member.keyStart..<(member.keyStart + member.keyCount)]).elementsEqual(name)
+    }
+
+    /// The first key, in sorted order, that is not among `permitted`: the one an unknown-field
+    /// error names, as the Codable reference named it.
+    func firstKey(notIn permitted: [String]) -> String? {
+        var extra: String?
+        for member in members {
+            guard !permitted.contains(where: { self.member(member, isNamed: $0) }) else { continue }
+            let key = key(of: member)
+            if extra.map({ key < $0 }) ?? true { extra = key }
+        }
+        return extra
     }
 
     /// The tape entry of the first member named `name`, if any.

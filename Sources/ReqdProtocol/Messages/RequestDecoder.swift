@@ -42,14 +42,7 @@ public struct RequestDecoder: Sendable {
 
     /// The first field, in sorted order, that `operation` does not take.
     private static func unknownField(in object: WireObject, for operation: Operation) -> String? {
-        let permitted = permittedFields[operation.index]
-        var extra: String?
-        for member in object.members {
-            guard !permitted.contains(where: { object.member(member, isNamed: $0) }) else { continue }
-            let key = object.key(of: member)
-            if extra.map({ key < $0 }) ?? true { extra = key }
-        }
-        return extra
+        object.firstKey(notIn: permittedFields[operation.index])
     }
 
     /// Each operation's fields, with `id` and `op`, by `Operation.index`: the names the Codable

@@ -35,6 +35,9 @@ public struct RequestSpec: Codable, Sendable, Hashable {
         self.backoffMaxMs = backoffMaxMs
     }
 
+    /// The keys a request object takes.
+    static let fieldNames = CodingKeys.allCases.map(\.stringValue)
+
     enum CodingKeys: String, CodingKey, CaseIterable {
         case method, url, headers, body
         case bodyBase64 = "body_base64"
@@ -42,5 +45,31 @@ public struct RequestSpec: Codable, Sendable, Hashable {
         case backoffMinMs = "backoff_min_ms"
         case backoffMaxMs = "backoff_max_ms"
         case retryOn = "retry_on"
+    }
+}
+
+extension RequestSpec {
+    /// Decodes a request object, refusing a key that a request does not take (`unknown_field`),
+    /// as the hand decoder refuses it in a nested object: a typo never passes silently.
+    public init(from decoder: any Decoder) throws {
+        let keys = try decoder.container(keyedBy: AnyCodingKey.self).allKeys.map(\.stringValue)
+        if let extra = keys.filter({ !Self.fieldNames.contains($0) }).min() {
+            throw WireError(WireDecodingFailure.unknownKey(path: decoder.codingPath.map(\.stringValue), key: extra))
+        }
+        try self.init(fieldsFrom: decoder)
+    }
+
+    /// Decodes a request's fields and leaves any other key to the caller: `submit`'s line holds
+    /// the request's fields beside its own.
+    init(fieldsFrom decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            method: try container.decodeIfPresent(String.self, forKey: .method), url: try container.decode(String.self, forKey: .url),
+            headers: try container.decodeIfPresent([String].self, forKey: .headers), body: try container.decodeIfPresent(String.self, forKey: .body),
+            bodyBase64: try container.decodeIfPresent(String.self, forKey: .bodyBase64),
+            maxAttempts: try container.decodeIfPresent(Int.self, forKey: .maxAttempts),
+            backoffMinMs: try container.decodeIfPresent(Int64.self, forKey: .backoffMinMs),
+            backoffMaxMs: try container.decodeIfPresent(Int64.self, forKey: .backoffMaxMs),
+            retryOn: try container.decodeIfPresent([String].self, forKey: .retryOn))
     }
 }

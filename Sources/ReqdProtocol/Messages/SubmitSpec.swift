@@ -52,13 +52,13 @@ public struct SubmitSpec: Sendable, Hashable {
 
     /// Every field name `submit` takes.
     static var fieldNames: [String] {
-        RequestSpec.CodingKeys.allCases.map(\.stringValue) + CodingKeys.allCases.map(\.stringValue)
+        RequestSpec.fieldNames + CodingKeys.allCases.map(\.stringValue)
     }
 }
 
 extension SubmitSpec: Codable {
     public init(from decoder: any Decoder) throws {
-        request = try RequestSpec(from: decoder)
+        request = try RequestSpec(fieldsFrom: decoder)
         let container = try decoder.container(keyedBy: CodingKeys.self)
         dedupeWindowMs = try container.decodeIfPresent(Int64.self, forKey: .dedupeWindowMs)
         dedupeHeaders = try container.decodeIfPresent([String].self, forKey: .dedupeHeaders)

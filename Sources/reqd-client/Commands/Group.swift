@@ -167,12 +167,20 @@ struct Group: ParsableCommand {
             throw ClientFailure(message: "cannot read --file '\(path)'", status: ExitStatus.usage)
         }
         let decoder = JSONDecoder()
-        if let array = try? decoder.decode([RequestSpec].self, from: data) { return array }
+        do {
+            return try decoder.decode([RequestSpec].self, from: data)
+        } catch let refused as WireError {
+            throw ClientFailure(message: "--file '\(path)': \(refused.message)", status: ExitStatus.usage)
+        } catch {
+            // Not an array of requests: read as one request object a line.
+        }
         var members: [RequestSpec] = []
         for (number, line) in String(decoding: data, as: UTF8.self).split(separator: "\n").enumerated()
         where !line.trimmingCharacters(in: .whitespaces).isEmpty {
             do {
                 members.append(try decoder.decode(RequestSpec.self, from: Data(line.utf8)))
+            } catch let refused as WireError {
+                throw ClientFailure(message: "--file '\(path)' line \(number + 1): \(refused.message)", status: ExitStatus.usage)
             } catch {
                 throw ClientFailure(
                     message: "--file '\(path)' line \(number + 1) is not a request object (and the file is not a JSON array)",

@@ -4,7 +4,8 @@ import ReqdProtocol
 /// The client's exit statuses, as README.md documents them.
 enum ExitStatus {
     static let success: Int32 = 0
-    /// An error reply that no other status covers.
+    /// `calendar` found no next elapse. A failure of the client that no other status names exits
+    /// 1 as well, through ArgumentParser; every daemon error code has a status of its own.
     static let failure: Int32 = 1
     /// The job ended `failed`.
     static let jobFailed: Int32 = 2
