@@ -238,7 +238,10 @@ final class PostgresSession {
     private func placeholders(_ sql: String) -> String {
         if let known = rewritten[sql] { return known }
         let text = StoreStatement.replacingPlaceholders(in: sql) { "$\($0)" } ?? sql
-        if rewritten.count < Self.mostRewritten { rewritten[sql] = text }
+        // Full (SQL with values written in, such as a list's limit): start again, so that the
+        // statements in use come back and those filling it go.
+        if rewritten.count >= Self.mostRewritten { rewritten.removeAll(keepingCapacity: true) }
+        rewritten[sql] = text
         return text
     }
 }
