@@ -70,6 +70,58 @@ struct HygieneTests {
         #expect(!h.persisted.contains { $0.jobID == bound.reply.job.id })
     }
 
+    @Test("latest wins in registration order, not commit order: durable registrations still waiting for their commit when a later ephemeral one with their key starts each end superseded by it once committed, and the later one keeps running and its key")
+    func latestWinsWhileStaged() throws {
+        var h = Harness()
+        h.autoCommit = false
+        _ = h.request(.registerCountdown(CountdownSpec(key: "k", durationMs: 60_000)))
+        _ = h.request(.registerCountdown(CountdownSpec(key: "k", durationMs: 60_000)))
+        let later = h.request(.registerCountdown(CountdownSpec(key: "k", durationMs: 30_000, ephemeral: true)))
+        guard case .success(.registered(let laterReply)) = later.replies.first?.result else {
+            Issue.record("no reply to the ephemeral registration: \(later)")
+            return
+        }
+        let newer = laterReply.job.id
+        #expect(h.pendingBarriers.count == 2)
+        for _ in 0..<2 {
+            let done = h.handle(.commitCompleted(h.pendingBarriers.removeFirst(), failure: nil))
+            guard case .success(.registered(let reply)) = done.replies.first?.result else {
+                Issue.record("no reply once committed: \(done)")
+                continue
+            }
+            #expect(reply.replaced == nil, "it replaced nothing: the later job holds the key")
+            #expect(reply.job.state == .cancelled && reply.job.reason == .superseded && reply.job.replacedBy == newer, "\(reply.job)")
+            #expect(done.events(.cancelled).map(\.job) == [reply.job.id], "only the earlier job ends")
+            #expect(h.scheduler.job(JobID(newer))?.state == .active)
+        }
+        // The later job still holds the key: the next registration with it replaces that one.
+        let next = h.countdown(key: "k", seconds: 10, ephemeral: true)
+        #expect(next.reply.replaced == newer)
+    }
+
+    @Test("a connection-bound request job that is retried is bound again, so its connection's close cancels it; one whose connection has closed is not retried")
+    func retryKeepsTheBinding() throws {
+        var h = Harness()
+        let bound = h.submitted(submitSpec(bind: true), connection: 1)
+        let id = JobID(bound.reply.job.id)
+        _ = h.handle(.httpFinished(id, attempt: 1, .response(HTTPAnswer(status: 404))))
+        #expect(h.scheduler.job(id)?.state == .failed)
+        let retried = h.request(.retry(RetryRequest(job: id.rawValue)), connection: 1)
+        #expect(retried.errorCodes.isEmpty, "\(retried)")
+        #expect(h.scheduler.job(id)?.state == .active)
+        let closed = h.handle(.connectionClosed(ConnectionID(1)))
+        #expect(closed.events(.cancelled).map(\.job) == [id.rawValue])
+        #expect(h.scheduler.job(id)?.reason == .connectionClosed)
+
+        let orphan = h.submitted(submitSpec(url: "https://api.example/other", bind: true), connection: 2)
+        let orphanID = JobID(orphan.reply.job.id)
+        _ = h.handle(.httpFinished(orphanID, attempt: 1, .response(HTTPAnswer(status: 404))))
+        _ = h.handle(.connectionClosed(ConnectionID(2)))
+        let refused = h.request(.retry(RetryRequest(job: orphanID.rawValue)), connection: 3)
+        #expect(refused.errorCodes == [.badField], "\(refused)")
+        #expect(h.scheduler.job(orphanID)?.state == .failed, "a refused retry changes nothing")
+    }
+
     @Test("latest wins across kinds: the old job is superseded and its request aborted before the new one starts")
     func latestWins() throws {
         var h = Harness()

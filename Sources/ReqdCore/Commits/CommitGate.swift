@@ -15,6 +15,11 @@ struct CommitGate: Sendable {
     /// Staged jobs cancelled before their commit completed (a schedule's run under `cancel` with
     /// `abort`): each ends as soon as it starts.
     private var cancelledWhileStaged: Set<JobID> = []
+    /// The staged jobs that hold a key, by owner and key, in the order they were registered.
+    private var stagedWithKey: [JobTable.OwnedKey: [JobID]] = [:]
+    /// Staged jobs that a later registration with their key superseded before their commit
+    /// completed (one that started at once: ephemeral or connection-bound), with that job.
+    private var supersededWhileStaged: [JobID: JobID] = [:]
 
     /// Whether `id`'s row may be missing from the store.
     func isUnstored(_ id: JobID) -> Bool { !unstored.isEmpty && unstored.contains(id) }
@@ -46,8 +51,24 @@ struct CommitGate: Sendable {
 
     /// Holds `job` until the store has it; returns the token of the barrier that closes its batch.
     mutating func stage(_ job: Job, _ then: PendingCommit) -> CommitToken {
-        if staged.updateValue(job, forKey: job.id) == nil { stagedByOwner[job.owner, default: 0] += 1 }
+        if staged.updateValue(job, forKey: job.id) == nil {
+            stagedByOwner[job.owner, default: 0] += 1
+            if let key = job.key { stagedWithKey[JobTable.OwnedKey(owner: job.owner, key: key), default: []].append(job.id) }
+        }
         return barrier(then)
+    }
+
+    /// Notes that `newer`, registered now and started at once, supersedes every staged job of
+    /// `owner` with `key`: registered before it, each ends superseded by it once committed,
+    /// rather than replacing it, so that the latest registration wins whatever the commit order.
+    mutating func supersedeStaged(key: String, owner: UInt32, by newer: JobID) {
+        guard !stagedWithKey.isEmpty, let ids = stagedWithKey[JobTable.OwnedKey(owner: owner, key: key)] else { return }
+        for id in ids where supersededWhileStaged[id] == nil { supersededWhileStaged[id] = newer }
+    }
+
+    /// The job that superseded `id` while it was staged, if one did; forgets it.
+    mutating func takeSupersededWhileStaged(_ id: JobID) -> JobID? {
+        supersededWhileStaged.isEmpty ? nil : supersededWhileStaged.removeValue(forKey: id)
     }
 
     /// Returns the token of a barrier whose commit releases `then`.
@@ -64,10 +85,19 @@ struct CommitGate: Sendable {
         guard let then = pending.removeValue(forKey: token) else { return nil }
         switch then {
         case .registration(let job, _, _, _), .spawn(let job):
-            if staged.removeValue(forKey: job.id) != nil { stagedByOwner.countDown(job.owner) }
+            if staged.removeValue(forKey: job.id) != nil {
+                stagedByOwner.countDown(job.owner)
+                if let key = job.key { unstage(job.id, key: JobTable.OwnedKey(owner: job.owner, key: key)) }
+            }
         case .reply, .duplicate, .stored: break
         }
         return then
+    }
+
+    private mutating func unstage(_ id: JobID, key: JobTable.OwnedKey) {
+        guard var ids = stagedWithKey[key] else { return }
+        ids.removeAll { $0 == id }
+        stagedWithKey[key] = ids.isEmpty ? nil : ids
     }
 }
 

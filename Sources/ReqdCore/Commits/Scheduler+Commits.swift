@@ -21,6 +21,7 @@ extension Scheduler {
         case .registration(let job, let connection, let requestID, let follow):
             if let failure {
                 forgetDedupe(job.id)
+                _ = commits.takeSupersededWhileStaged(job.id)
                 reply = (
                     connection, requestID,
                     .failure(SchedulerError(.storageUnavailable, "the job was not stored, so it was not accepted: \(failure)"))
@@ -28,7 +29,9 @@ extension Scheduler {
             } else {
                 let follower = follow ? Recipient(connection: connection, watch: requestID) : nil
                 let open = subscriptions.peer(of: connection) != nil
-                activate(job, follower: open ? follower : nil, replyTo: open ? (connection, requestID) : nil, at: now, into: &effects)
+                activate(
+                    job, follower: open ? follower : nil, replyTo: open ? (connection, requestID) : nil, at: now, into: &effects,
+                    supersededBy: commits.takeSupersededWhileStaged(job.id))
                 return
             }
         case .spawn(let job):

@@ -33,7 +33,8 @@ extension JobTable {
         return holder == id ? nil : holder
     }
 
-    /// Gives `key` to a restored job whose previous holder is superseded.
+    /// Gives `key` to `id`: a restored job whose previous holder is superseded, or the holder
+    /// that a job superseded on its way in (`Scheduler.activate`) leaves the key with.
     mutating func assignKey(_ key: String, owner: UInt32, to id: JobID) {
         activeByKey[OwnedKey(owner: owner, key: key)] = id
     }

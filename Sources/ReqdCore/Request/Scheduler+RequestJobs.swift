@@ -105,8 +105,16 @@ extension Scheduler {
         let id = JobID(request.job)
         guard let header = table[id] else { return .failure(SchedulerError(.unknownJob, "no job '\(request.job)'")) }
         if case .failure(let error) = retryable(header, peer: peer) { return .failure(error) }
+        let bound = job(id)?.boundTo
+        if let bound, subscriptions.peer(of: bound) == nil {
+            return .failure(
+                SchedulerError(
+                    .badField, "'\(request.job)' was bound to a connection that has closed, and runs only while it is open; submit it again"))
+        }
         timers.remove(.job(id))
         table.reactivate(id)
+        // Bound again: its connection's close cancels it, as it did before it ended.
+        if let bound { subscriptions.bind(id, to: bound) }
         table.deliveries[id]?.machine.retry(at: now.instant)
         guard let job = job(id) else { return nil }
         effects.append(.deliver(JobEvent(.registered, of: job, at: now), to: subscriptions.recipients(of: job.header)))

@@ -41,6 +41,7 @@ extension Scheduler {
     ) -> Result<ReplyBody, SchedulerError>? {
         guard job.durable else {
             let follower = follow ? Recipient(connection: connection, watch: requestID) : nil
+            if let key = job.key { commits.supersedeStaged(key: key, owner: job.owner, by: job.id) }
             activate(job, follower: follower, replyTo: (connection, requestID), at: now, into: &effects)
             return nil
         }
@@ -62,17 +63,21 @@ extension Scheduler {
     /// makes on starting (a request to a target known unreachable is held at once): a client reads its
     /// reply before its job's events. The reply shows the job as it is once started. With `start`
     /// false it joins the table and its machine does not start, for a job that is to end at once.
+    /// With `supersededBy`, a later registration with its key took over while this job waited for
+    /// its commit: this one ends at once, superseded by it, and the key stays where it is.
     @discardableResult
     mutating func activate(
         _ job: Job, follower: Recipient?, replyTo: (ConnectionID, RequestID)? = nil, at now: ClockReading,
-        into effects: inout [SchedulerEffect], start: Bool = true
+        into effects: inout [SchedulerEffect], start: Bool = true, supersededBy newer: JobID? = nil
     ) -> ReplyBody {
         var replaced: JobID?
-        if let key = job.key, let previous = table.holder(ofKey: key, owner: job.owner) {
-            replaced = previous
-            finish(previous, as: .cancelled, reason: .superseded, replacedBy: job.id, at: now, into: &effects)
+        let holder = job.key.flatMap { table.holder(ofKey: $0, owner: job.owner) }
+        if let holder, newer == nil {
+            replaced = holder
+            finish(holder, as: .cancelled, reason: .superseded, replacedBy: job.id, at: now, into: &effects)
         }
         table.insert(job)
+        if newer != nil, let key = job.key, let holder { table.assignKey(key, owner: job.owner, to: holder) }
         if let connection = job.boundTo { subscriptions.bind(job.id, to: connection) }
         var registered = JobEvent(.registered, of: job, at: now)
         registered.remainingMs = job.countdown.map { Instant.roundedMilliseconds($0.deadline.nanoseconds(since: now.instant)) }
@@ -81,7 +86,11 @@ extension Scheduler {
             subscriptions.watch(job: job.id, connection: follower.connection, tag: follower.watch)
         }
         let started = effects.count
-        if start { advance(job.id, at: now, into: &effects) }
+        if let newer {
+            finish(job.id, as: .cancelled, reason: .superseded, replacedBy: newer, at: now, into: &effects)
+        } else if start {
+            advance(job.id, at: now, into: &effects)
+        }
         let body = ReplyBody.registered(RegisterResult(job: JobInfo(self.job(job.id) ?? job, at: now), replaced: replaced?.rawValue))
         if let (connection, requestID) = replyTo {
             effects.insert(.reply(connection, requestID, .success(body)), at: started)
