@@ -196,6 +196,31 @@ struct TargetLimitsTests {
         #expect(resumed.map(\.job).contains(JobID(other.reply.job.id)))
     }
 
+    @Test("a group waiting in one target's line still retries a member to another target when its backoff ends")
+    func groupRetriesPastAPausedTarget() throws {
+        var h = Harness()
+        let members = [
+            RequestSpec(url: "https://other.example/0", maxAttempts: 3, backoffMinMs: 1_000, backoffMaxMs: 1_000),
+            RequestSpec(url: "https://api.example/1", maxAttempts: 1), RequestSpec(url: "https://api.example/2", maxAttempts: 1),
+        ]
+        let (group, registered) = h.group(GroupSpec(members: members, concurrency: 2, ephemeral: true))
+        let sends = registered.sends.filter { $0.job == group }
+        #expect(sends.compactMap(\.member) == [0, 1])
+        let toOther = try #require(sends.first { $0.member == 0 })
+        let toAPI = try #require(sends.first { $0.member == 1 })
+        // A 429 pauses api.example for ten minutes: member 2 waits in its line, and the group with it.
+        let paused = h.handle(.httpFinished(group, attempt: toAPI.attempt, .response(HTTPAnswer(status: 429, retryAfter: "600"))))
+        #expect(paused.sends.isEmpty)
+        _ = h.handle(.httpFinished(group, attempt: toOther.attempt, .response(HTTPAnswer(status: 503))))
+        let start = h.now.instant
+        var retried: [HTTPSend] = []
+        while retried.isEmpty, let armed = h.armed, armed <= start.advanced(by: 60 * second) {
+            retried = h.fireAtArmedDeadline().sends.filter { $0.job == group }
+        }
+        #expect(retried.compactMap(\.member) == [0], "member 0 retried to the free target, not after api.example's pause")
+        #expect(h.now.instant.nanoseconds(since: start) <= 1 * second)
+    }
+
     @Test("a reload that lifts the rate starts the waiting jobs at once")
     func reloadFrees() throws {
         var h = try Self.limited { $0.rate = TargetRate("1/h") }

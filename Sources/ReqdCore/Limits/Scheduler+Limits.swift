@@ -32,16 +32,18 @@ extension Scheduler {
     }
 
     /// Leaves on the timer only what must still fire while job `id` waits to send (for a slot
-    /// of its owner's or for its target): a poll's or a group's time limit, and the request
-    /// timeouts of a group's members on the wire.
+    /// of its owner's or for its target): a poll's or a group's time limit, and for a group's
+    /// running members each one's request timeout or, off the wire, its next attempt, which may
+    /// go to a target that is free while the group waits in another's line.
     mutating func keepOnlyWhatRunsWhileWaiting(_ id: JobID, at now: ClockReading) {
         let stillDue: Instant? =
             switch id.kind {
             case .poll?: table.polls[id]?.machine.deadline
             case .group?: table.groups[id].map { slot in
                 let group = slot.machine
-                let timeouts = group.members.compactMap { $0.wire != nil ? $0.delivery.requestDeadline : nil }
-                return ([group.deadline].compactMap { $0 } + timeouts.filter { $0 > now.instant }).min()
+                let running = group.running.map { group.members[$0] }
+                let fires = running.map { $0.wire != nil ? $0.delivery.requestDeadline : $0.delivery.nextFire }
+                return ([group.deadline].compactMap { $0 } + fires.compactMap { $0 }.filter { $0 > now.instant }).min()
             } ?? nil
             default: nil
             }
