@@ -78,6 +78,9 @@ struct PollConditionTests {
         #expect(JSONPointer("/a/b/1")?.resolve(in: document) == .number(20))
         #expect(JSONPointer("/a/b/2")?.resolve(in: document) == nil)
         #expect(JSONPointer("/a/b/-1")?.resolve(in: document) == nil)
+        for index in ["+1", "-0", "01", " 1", "1 ", ""] {
+            #expect(JSONPointer("/a/b/\(index)")?.resolve(in: document) == nil, "array index '\(index)'")
+        }
         #expect(JSONPointer("/~0~1")?.resolve(in: document) == .number(3))
         #expect(JSONPointer("/")?.resolve(in: document) == .number(0))
         #expect(JSONPointer("a") == nil)

@@ -43,8 +43,9 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
                 guard let next = members[token] else { return nil }
                 current = next
             case .array(let elements):
-                guard let index = Int(token), index >= 0, index < elements.count,
-                    token == "0" || !token.hasPrefix("0")
+                // RFC 6901: `0`, or digits without a leading zero; no sign.
+                guard token.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+                    token == "0" || !token.hasPrefix("0"), let index = Int(token), index < elements.count
                 else { return nil }
                 current = elements[index]
             default:
