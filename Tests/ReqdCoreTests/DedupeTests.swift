@@ -105,6 +105,33 @@ struct DedupeTests {
         #expect(Set(replies.map(\.job.id)).count == 1)
     }
 
+    @Test("retention ending before the window does still answers a duplicate with the ended job, by time and by count")
+    func windowOutlivesRetention() {
+        for byCount in [false, true] {
+            var configuration = SchedulerConfiguration()
+            if byCount { configuration.maxRetainedJobs = 0 } else { configuration.retentionNanos = second }
+            var h = Harness(configuration: configuration)
+            let first = h.submitted(submitSpec(window: 60_000))
+            let id = first.reply.job.id
+            _ = h.handle(.httpFinished(JobID(id), attempt: 1, .response(HTTPAnswer(status: 200))))
+            h.advance(2 * second)
+            _ = h.handle(.timerFired)
+            #expect(h.request(.status(StatusRequest(job: id))).errorCodes == [.unknownJob], "forgotten by retention")
+            let duplicate = h.submitted(submitSpec(window: 60_000))
+            #expect(duplicate.reply.deduplicated == true)
+            #expect(duplicate.reply.job.id == id)
+            #expect(duplicate.reply.job.state == .succeeded)
+            #expect(duplicate.effects.sends.isEmpty, "the target sees one request")
+            // The window's end lets the ended job go, and the same request makes a new one.
+            h.advance(58 * second)
+            _ = h.handle(.timerFired)
+            #expect(h.scheduler.dedupe.forgottenJob(JobID(id)) == nil)
+            let later = h.submitted(submitSpec(window: 60_000))
+            #expect(later.reply.deduplicated == nil)
+            #expect(later.effects.sends.count == 1)
+        }
+    }
+
     @Test("a cancelled job's fingerprint is forgotten, so the same request can be sent again")
     func cancelForgets() {
         var h = Harness()

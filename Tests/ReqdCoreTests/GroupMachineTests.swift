@@ -44,12 +44,17 @@ struct GroupMachineTests {
     @Test("never more than `concurrency` out; a freed slot starts the next member in order")
     func concurrencyCap() {
         var group = Group.of(5, concurrency: 2)
-        #expect(group.advance(id, at: at(0), timeout: timeout) == JobAction(wire: [group.send(0, 1), group.send(1, 2)], deadline: .set(at(30 * second))))
+        #expect(
+            group.advance(id, at: at(0), timeout: timeout)
+                == JobAction(wire: [group.send(0, 1), group.send(1, 2)], deadline: .set(at(30 * second)), persist: [.member(0), .member(1)]),
+            "a member's first request is stored as running")
         #expect(group.advance(id, at: at(0), timeout: timeout) == JobAction(deadline: .set(at(30 * second))))
         #expect(
             group.finished(2, Fixture.answer(200), at: 1 * second)
                 == JobAction(notes: [ended(1, .succeeded, status: 200)], persist: [.member(1)]))
-        #expect(group.advance(id, at: at(1 * second), timeout: timeout) == JobAction(wire: [group.send(2, 3)], deadline: .set(at(30 * second))))
+        #expect(
+            group.advance(id, at: at(1 * second), timeout: timeout)
+                == JobAction(wire: [group.send(2, 3)], deadline: .set(at(30 * second)), persist: [.member(2)]))
         #expect(group.running == [0, 2])
     }
 
@@ -80,7 +85,9 @@ struct GroupMachineTests {
     func retryKeepsItsSlot() {
         var group = Group.of(2, concurrency: 1, maxAttempts: 2)
         #expect(group.advance(id, at: at(0), timeout: timeout).wire == [group.send(0, 1)])
-        #expect(group.finished(1, Fixture.answer(503), at: 1 * second) == JobAction(unreportedRetries: 1), "counted, with no event")
+        #expect(
+            group.finished(1, Fixture.answer(503), at: 1 * second) == JobAction(persist: [.member(0)], unreportedRetries: 1),
+            "counted, with no event, and its attempts stored")
         // Half the 1 s bound after the answer.
         #expect(group.advance(id, at: at(1 * second), timeout: timeout) == JobAction(deadline: .set(at(1_500 * ms))))
         #expect(

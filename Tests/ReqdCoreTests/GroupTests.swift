@@ -191,6 +191,24 @@ struct GroupTests {
         #expect(restarted.scheduler.job(id)?.group?.members.map(\.delivery.attempts) == [1, 1, 1, 1])
     }
 
+    @Test("restored after its time limit ran out, a group's members sent before the stop end timed_out and those never sent not_started; a member waiting to retry keeps its attempts across a restart")
+    func restartPastTimeLimit() throws {
+        var h = Harness()
+        let (id, effects) = h.group(GroupSpec(members: members(3, maxAttempts: 3), concurrency: 2, timeoutMs: 10_000))
+        #expect(effects.sends.count == 2)
+        // Member 0 fails once and waits for its retry; member 1 is in flight; member 2 never started.
+        _ = h.answer(effects.sends[0], status: 503)
+        var (early, _) = h.restarted(after: 1 * second)
+        #expect(early.scheduler.job(id)?.group?.members.map(\.delivery.attempts) == [1, 0, 0], "the failed attempt is counted")
+        let resent = early.fireAtArmedDeadline().sends
+        #expect(resent.count == 2)
+        var (late, _) = h.restarted(after: 20 * second)
+        let fired = late.fireAtArmedDeadline()
+        #expect(fired.sends.isEmpty)
+        #expect(late.scheduler.job(id)?.state == .failed)
+        #expect(late.scheduler.job(id)?.group?.members.map(\.state) == [.timedOut, .timedOut, .notStarted])
+    }
+
     @Test("bad groups are refused with a stable code", arguments: [
         (GroupSpec(members: []), SchedulerError.Code.badField),
         (GroupSpec(members: members(2), concurrency: 0), .badField),

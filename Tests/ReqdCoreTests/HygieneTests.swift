@@ -99,6 +99,36 @@ struct HygieneTests {
         #expect(next.reply.replaced == newer)
     }
 
+    @Test("a cancel by scope or by key ends the durable registrations still waiting for their commits: they start cancelled, send nothing, and the disk says so before the cancel's reply")
+    func cancelSeesStaged() throws {
+        for byKey in [false, true] {
+            var h = Harness()
+            h.autoCommit = false
+            let staged = h.request(.submit(submitSpec(key: "k", scope: "page")))
+            #expect(staged.replies.isEmpty, "a durable registration is answered after its commit")
+            let selector = byKey ? JobSelector(key: "k") : JobSelector(scope: "page")
+            let cancel = h.request(.cancel(selector))
+            #expect(cancel.replies.isEmpty, "the cancel's reply waits for the commit that records its end")
+            #expect(h.pendingBarriers.count == 2)
+            let registered = h.handle(.commitCompleted(h.pendingBarriers.removeFirst(), failure: nil))
+            guard case .success(.registered(let reply)) = registered.replies.first?.result else {
+                Issue.record("no reply to the registration: \(registered)")
+                continue
+            }
+            #expect(reply.job.state == .cancelled && reply.job.reason == .requested, "\(reply.job)")
+            #expect(registered.sends.isEmpty, "nothing goes on the wire")
+            #expect(h.storedRecords.first { $0.id == reply.job.id }?.state == .cancelled)
+            let done = h.handle(.commitCompleted(h.pendingBarriers.removeFirst(), failure: nil))
+            guard case .success(.cancelled(let result)) = done.replies.first?.result else {
+                Issue.record("no reply to the cancel: \(done)")
+                continue
+            }
+            #expect(result.cancelled == [reply.job.id])
+            #expect(h.scheduler.activeJobCount == 0)
+            #expect(h.scheduler.job(JobID(reply.job.id))?.state == .cancelled)
+        }
+    }
+
     @Test("a connection-bound request job that is retried is bound again, so its connection's close cancels it; one whose connection has closed is not retried")
     func retryKeepsTheBinding() throws {
         var h = Harness()

@@ -145,7 +145,7 @@ struct ScheduleMachineTests {
         let run = JobID("rq_0000000001")
         let cases: [(ScheduleOverlap, ScheduleFiring, ScheduleFiring)] = [
             (.skip, .skipped(lateBy: 0, missed: 0), .skipped(lateBy: 0, missed: 0)),
-            (.queue, .queued(lateBy: 0, missed: 0), .queued(lateBy: 0, missed: 0)),
+            (.queue, .queued(lateBy: 0, missed: 0), .skipped(lateBy: 0, missed: 0)),
             (.replace, .run(lateBy: 0, missed: 0, replacing: run), .run(lateBy: 0, missed: 0, replacing: run)),
         ]
         for (policy, second, third) in cases {
@@ -192,6 +192,36 @@ struct ScheduleMachineTests {
             delays.insert(spread.delay)
         }
         #expect(delays.count > 10)
+    }
+
+    @Test("a delay longer than a later, shorter gap (`09,10:00`: 23 h, then 1 h) makes the next elapse late, never lost")
+    func delayPastAShortGap() {
+        var random = RandomSource(seed: 1)
+        // Fixed at 90 minutes: the 09:00 elapse fires at 10:30, past the 10:00 one's time.
+        var schedule = Schedule(rule: calendar("*-*-* 09,10:00", "UTC"), randomizedDelay: 90 * 60 * second)
+        var clock = ScheduleClock("2027-06-01T08:00:00Z")
+        schedule.plan(after: clock.reading.wall, id: id, random: &random)
+        schedule.delay = 90 * 60 * second
+        clock.runTo(schedule)
+        #expect(text(clock.reading.wall) == "2027-06-01T10:30:00Z")
+        #expect(schedule.timerFired(at: clock.reading, id: id, random: &random) == .elapsed(lateBy: 0, missed: 0))
+        #expect(text(schedule.due) == "2027-06-01T10:00:00Z", "the 10:00 elapse is still to come, not tomorrow's 09:00")
+        clock.runTo(schedule)
+        guard case .elapsed = schedule.timerFired(at: clock.reading, id: id, random: &random) else {
+            Issue.record("the 10:00 elapse did not run")
+            return
+        }
+        #expect(text(schedule.lastElapse) == "2027-06-01T10:00:00Z")
+        #expect(text(schedule.due) == "2027-06-02T09:00:00Z")
+    }
+
+    @Test("a randomized delay is checked against the rule's next gaps, not only the first")
+    func delayCheckedOverGaps() {
+        let registeredAt = ClockReading(instant: Fixture.start, wall: wall("2027-06-01T09:30:00Z"))
+        let spec = ScheduleSpec(calendar: "*-*-* 09,10:00", tz: "UTC", randomizedDelayMs: 2 * 3_600_000)
+        #expect(throws: SchedulerError.self) { try spec.validated(at: registeredAt, limits: SchedulerConfiguration(), zones: .utcOnly) }
+        let shorter = ScheduleSpec(calendar: "*-*-* 09,10:00", tz: "UTC", randomizedDelayMs: 30 * 60_000)
+        #expect(throws: Never.self) { try shorter.validated(at: registeredAt, limits: SchedulerConfiguration(), zones: .utcOnly) }
     }
 
     @Test("paused, a schedule never fires; resumed, it goes on from the next future elapse with nothing missed")

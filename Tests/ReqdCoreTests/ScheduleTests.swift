@@ -77,7 +77,7 @@ struct ScheduleTests {
         let id = h.schedule(scheduleSpec(overlap: .queue))
         guard let first = h.fireAtArmedDeadline().sends.first else { Issue.record("no first run"); return }
         #expect(h.fireAtArmedDeadline().events(.elapsed).first?.run == ScheduleRun.queued)
-        #expect(h.fireAtArmedDeadline().events(.elapsed).first?.run == ScheduleRun.queued)
+        #expect(h.fireAtArmedDeadline().events(.elapsed).first?.run == ScheduleRun.skipped, "one run waits at most: the next elapse is skipped, and told so")
         let ended = h.handle(.httpFinished(first.job, attempt: first.attempt, Fixture.answer(200)))
         #expect(ended.sends.count == 1)
         #expect(ended.events(.elapsed).first?.run == ScheduleRun.started)
@@ -423,9 +423,11 @@ struct ScheduleCancelTests {
         _ = h.fireAtArmedDeadline()
         let second = h.scheduleInfo(id)?.running
         #expect(first != nil && second != nil && first != second)
-        _ = Self.completeHeld(&h)
+        let sends = Self.completeHeld(&h).sends
+        #expect(sends.map(\.job.rawValue) == [second ?? ""], "the replaced run sends nothing: \(sends)")
         #expect(h.scheduler.job(JobID(first ?? ""))?.state == .cancelled)
         #expect(h.scheduler.job(JobID(first ?? ""))?.reason == .superseded)
+        #expect(h.scheduler.job(JobID(first ?? ""))?.replacedBy?.rawValue == second)
         #expect(h.scheduler.job(JobID(second ?? ""))?.state == .active)
         #expect(h.scheduleInfo(id)?.running == second)
     }
@@ -447,6 +449,54 @@ struct ScheduleCancelTests {
         #expect(h.scheduler.job(JobID(run))?.reason == .requested)
         #expect(h.scheduler.job(id)?.state == .cancelled)
         #expect(h.storedRecords.first { $0.id == run }?.state == .cancelled, "and so it is stored")
+    }
+
+    @Test("a scope cancel ends the schedule before its run, starts no queued run, and lets the run in flight go on (no abort); the ended schedule records that run's end")
+    func scopeCancelWithRunInFlight() throws {
+        var h = Harness()
+        var spec = scheduleSpec(overlap: .queue)
+        spec.scope = "s"
+        let id = h.schedule(spec)
+        let started = h.fireAtArmedDeadline()
+        guard let run = h.scheduleInfo(id)?.running else { Issue.record("no run: \(started)"); return }
+        _ = h.fireAtArmedDeadline()
+        let cancelled = h.request(.cancel(JobSelector(scope: "s")))
+        #expect(cancelled.sends.isEmpty, "no queued run starts")
+        #expect(cancelled.events(.completed).isEmpty)
+        #expect(h.scheduler.job(id)?.state == .cancelled)
+        #expect(h.scheduler.job(JobID(run))?.state == .active, "the run goes on without abort")
+        guard case .success(.cancelled(let result))? = cancelled.replies.first?.result else {
+            Issue.record("no reply: \(cancelled)")
+            return
+        }
+        #expect(result.cancelled == [id.rawValue])
+        let ended = h.handle(.httpFinished(JobID(run), attempt: 1, .response(HTTPAnswer(status: 200))))
+        #expect(ended.sends.isEmpty)
+        #expect(h.scheduleInfo(id)?.running == nil, "the run's end is recorded")
+        #expect(h.scheduleInfo(id)?.lastOutcome == .succeeded)
+        let restarted = h.restarted().harness
+        #expect(restarted.scheduleInfo(id)?.running == nil, "and stored")
+        #expect(restarted.scheduleInfo(id)?.lastOutcome == .succeeded)
+    }
+
+    @Test("a run retried by hand is the schedule's run again: under skip, the next elapse is skipped, and the run's end is recorded")
+    func retriedRun() throws {
+        var h = Harness()
+        let id = h.schedule(scheduleSpec(overlap: .skip))
+        guard let first = h.fireAtArmedDeadline().sends.first else { Issue.record("no run"); return }
+        _ = h.handle(.httpFinished(first.job, attempt: first.attempt, Fixture.answer(404)))
+        #expect(h.scheduler.job(first.job)?.state == .failed)
+        #expect(h.scheduleInfo(id)?.running == nil)
+        let retried = h.request(.retry(RetryRequest(job: first.job.rawValue)))
+        #expect(retried.errorCodes.isEmpty, "\(retried)")
+        #expect(h.scheduleInfo(id)?.running == first.job.rawValue)
+        let next = h.fireAtArmedDeadline()
+        #expect(next.events(.elapsed).first?.run == ScheduleRun.skipped, "never two runs at once")
+        #expect(next.sends.allSatisfy { $0.job == first.job })
+        guard let resent = (retried.sends + next.sends).last else { Issue.record("the retry sent nothing"); return }
+        _ = h.handle(.httpFinished(first.job, attempt: resent.attempt, Fixture.answer(200)))
+        #expect(h.scheduleInfo(id)?.running == nil)
+        #expect(h.scheduleInfo(id)?.lastOutcome == .succeeded)
     }
 
     /// Holds commits from now on, registers a schedule and lets its registration commit: its id.

@@ -291,6 +291,20 @@ struct JobStoreTests {
         #expect(try database.scalar("SELECT count(*) FROM attempts") == 2)
     }
 
+    @Test("a clean stop writes the change a failed commit left, once the disk is back, though nothing else came since")
+    func closeWritesWhatAFailedCommitLeft() throws {
+        let directory = TemporaryDirectory()
+        let backend = FailingBackend(try SQLiteStoreBackend(directory: directory.path, checkIntegrity: false))
+        let store = JobStore(backend: backend) { _, _ in }
+        backend.commit([.insert(record("cd_a", key: nil))], in: store, failing: false)
+        backend.commit([Self.ended("cd_a")], in: store, failing: true)
+        backend.failing = false
+        store.close()
+        let reopened = JobStore(backend: try SQLiteStoreBackend(directory: directory.path, checkIntegrity: false)) { _, _ in }
+        #expect(try reopened.loadAll().first { $0.id == "cd_a" }?.state == .cancelled, "the end is on disk")
+        reopened.close()
+    }
+
     @Test("a batch no reply waits for waits for the next commit that one does, and goes in it; a read or a flush writes it first; with no delay it commits at once")
     func settledChangesShareACommit() throws {
         let directory = TemporaryDirectory()

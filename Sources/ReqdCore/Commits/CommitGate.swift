@@ -12,14 +12,12 @@ struct CommitGate: Sendable {
     /// Request jobs that another job's end started although their insert failed: each of their
     /// writes is a whole row again, until one commits, since an update would find no row.
     private var unstored: Set<JobID> = []
-    /// Staged jobs cancelled before their commit completed (a schedule's run under `cancel` with
-    /// `abort`): each ends as soon as it starts.
-    private var cancelledWhileStaged: Set<JobID> = []
     /// The staged jobs that hold a key, by owner and key, in the order they were registered.
     private var stagedWithKey: [JobTable.OwnedKey: [JobID]] = [:]
-    /// Staged jobs that a later registration with their key superseded before their commit
-    /// completed (one that started at once: ephemeral or connection-bound), with that job.
-    private var supersededWhileStaged: [JobID: JobID] = [:]
+    /// Staged jobs that ended before their commit completed, and how: a `cancel` named them, a
+    /// later registration with their key started at once (ephemeral or connection-bound), or a
+    /// schedule's newer run replaced them. Each ends as soon as it starts; the first ending stands.
+    private var endedWhileStaged: [JobID: StagedEnding] = [:]
 
     /// Whether `id`'s row may be missing from the store.
     func isUnstored(_ id: JobID) -> Bool { !unstored.isEmpty && unstored.contains(id) }
@@ -41,12 +39,24 @@ struct CommitGate: Sendable {
     /// Whether an id is taken by a staged job.
     func isStaged(_ id: JobID) -> Bool { staged[id] != nil }
 
-    /// Notes that the staged job `id` is to end cancelled as soon as its commit completes.
-    mutating func cancelWhenCommitted(_ id: JobID) { cancelledWhileStaged.insert(id) }
+    /// The staged jobs a `cancel` by key or by scope names, in the order they were staged: those
+    /// of `owner` with `key`, or those in `scope` that `mayCancel` allows.
+    func staged(key: String?, owner: UInt32, scope: String?, mayCancel: (UInt32) -> Bool) -> [JobID] {
+        guard !staged.isEmpty else { return [] }
+        if let key { return stagedWithKey[JobTable.OwnedKey(owner: owner, key: key)] ?? [] }
+        guard let scope else { return [] }
+        return staged.values.filter { $0.scope == scope && mayCancel($0.owner) }.map(\.id).sorted()
+    }
 
-    /// Whether the job whose commit just completed was cancelled while staged; forgets it.
-    mutating func takeCancelledWhileStaged(_ id: JobID) -> Bool {
-        !cancelledWhileStaged.isEmpty && cancelledWhileStaged.remove(id) != nil
+    /// Notes that the staged job `id` is to end as soon as its commit completes, unless something
+    /// ended it already.
+    mutating func endWhenCommitted(_ id: JobID, _ ending: StagedEnding) {
+        if endedWhileStaged[id] == nil { endedWhileStaged[id] = ending }
+    }
+
+    /// How the job whose commit just completed ended while staged, if it did; forgets it.
+    mutating func takeEnding(_ id: JobID) -> StagedEnding? {
+        endedWhileStaged.isEmpty ? nil : endedWhileStaged.removeValue(forKey: id)
     }
 
     /// Holds `job` until the store has it; returns the token of the barrier that closes its batch.
@@ -63,12 +73,7 @@ struct CommitGate: Sendable {
     /// rather than replacing it, so that the latest registration wins whatever the commit order.
     mutating func supersedeStaged(key: String, owner: UInt32, by newer: JobID) {
         guard !stagedWithKey.isEmpty, let ids = stagedWithKey[JobTable.OwnedKey(owner: owner, key: key)] else { return }
-        for id in ids where supersededWhileStaged[id] == nil { supersededWhileStaged[id] = newer }
-    }
-
-    /// The job that superseded `id` while it was staged, if one did; forgets it.
-    mutating func takeSupersededWhileStaged(_ id: JobID) -> JobID? {
-        supersededWhileStaged.isEmpty ? nil : supersededWhileStaged.removeValue(forKey: id)
+        for id in ids { endWhenCommitted(id, .superseded(newer)) }
     }
 
     /// Returns the token of a barrier whose commit releases `then`.

@@ -21,7 +21,7 @@ extension Scheduler {
         case .registration(let job, let connection, let requestID, let follow):
             if let failure {
                 forgetDedupe(job.id)
-                _ = commits.takeSupersededWhileStaged(job.id)
+                _ = commits.takeEnding(job.id)
                 reply = (
                     connection, requestID,
                     .failure(SchedulerError(.storageUnavailable, "the job was not stored, so it was not accepted: \(failure)"))
@@ -31,7 +31,7 @@ extension Scheduler {
                 let open = subscriptions.peer(of: connection) != nil
                 activate(
                     job, follower: open ? follower : nil, replyTo: open ? (connection, requestID) : nil, at: now, into: &effects,
-                    supersededBy: commits.takeSupersededWhileStaged(job.id))
+                    endingAtOnce: commits.takeEnding(job.id))
                 return
             }
         case .spawn(let job):
@@ -42,19 +42,9 @@ extension Scheduler {
                 effects.append(.debug(job.id, "the request job was not stored: \(failure)"))
                 commits.setUnstored(job.id, true)
             }
-            if commits.takeCancelledWhileStaged(job.id) {
-                // A schedule's run that `cancel` with `abort` ended while its row was being
-                // written: it starts ended, and nothing goes on the wire.
-                activate(job, follower: nil, at: now, into: &effects, start: false)
-                finish(job.id, as: .cancelled, reason: .requested, replacedBy: nil, at: now, into: &effects)
-                return
-            }
-            activate(job, follower: nil, at: now, into: &effects)
-            if let parent = job.delivery?.parent, parent.kind == .schedule, table.schedules[parent]?.machine.running != job.id {
-                // A schedule's run that a newer run replaced (`overlap: replace`) while its row
-                // was being written: it ends now, as it would have had it been running.
-                finish(job.id, as: .cancelled, reason: .superseded, replacedBy: nil, at: now, into: &effects)
-            }
+            // One that ended while its row was being written (a `cancel`, or a schedule's newer
+            // run under `overlap: replace`) starts ended, and nothing goes on the wire.
+            activate(job, follower: nil, at: now, into: &effects, endingAtOnce: commits.takeEnding(job.id))
             return
         case .stored(let id):
             if failure == nil { commits.setUnstored(id, false) }

@@ -7,6 +7,9 @@ extension Group {
     mutating func advance(_ id: JobID, at now: Instant, timeout: Int64, startLimit: Int = .max) -> JobAction {
         let started = startDue(at: now, timeout: timeout, limit: startLimit)
         var action = JobAction(deadline: nextFire.map { .set($0) } ?? .clear)
+        // A member's first request is stored as `running`: a restore after the group's time limit
+        // then knows it may have reached its target (`timed_out`), rather than never started.
+        for start in started where members[start.member].delivery.attempts == 1 { action.persist.append(.member(start.member)) }
         action.wire = started.map { start in
             var send = HTTPSend(job: id, attempt: start.number, request: members[start.member].delivery.request, parseJSON: false)
             send.member = start.member
@@ -51,7 +54,11 @@ extension Group {
     /// A member that ended tells the watchers and the store; the last one completes the group.
     private func record(_ step: Step, into action: inout JobAction) {
         guard case .ended(let index, let complete) = step else {
-            if case .retrying = step { action.unreportedRetries += 1 }
+            if case .retrying(let index) = step {
+                action.unreportedRetries += 1
+                // Its attempts so far are stored, so that a restart does not give it fresh ones.
+                action.persist.append(.member(index))
+            }
             return
         }
         let member = members[index]

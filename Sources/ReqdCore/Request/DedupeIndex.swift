@@ -5,15 +5,29 @@ struct DedupeIndex: Sendable {
     /// Sharded: a window of a minute at 20,000 submits/s holds over a million of each.
     private var jobs = ShardedDictionary<DedupeKey, JobID>()
     private var keys = ShardedDictionary<JobID, DedupeKey>()
+    /// Jobs that retention forgot while their windows were open, as they ended: a duplicate
+    /// still gets the job it made, not a second request. Few, so a plain dictionary.
+    private var forgottenJobs: [JobID: Job] = [:]
 
     /// Whether nothing is remembered.
-    var isEmpty: Bool { jobs.isEmpty && keys.isEmpty }
+    var isEmpty: Bool { jobs.isEmpty && keys.isEmpty && forgottenJobs.isEmpty }
 
     /// The entries both maps have room for.
     var capacity: Int { jobs.capacity + keys.capacity }
 
     /// The job an identical request made inside its window.
     func job(for key: DedupeKey) -> JobID? { jobs[key] }
+
+    /// The ended job a window still answers with after retention forgot it.
+    func forgottenJob(_ id: JobID) -> Job? { forgottenJobs[id] }
+
+    /// Whether a job's window is open.
+    func remembers(_ id: JobID) -> Bool { keys[id] != nil }
+
+    /// Keeps an ended job that retention is forgetting while its window is open.
+    mutating func keepForgotten(_ job: Job) {
+        forgottenJobs[job.id] = job
+    }
 
     /// Remembers the job a fingerprint made.
     mutating func remember(_ key: DedupeKey, job: JobID) {
@@ -27,6 +41,7 @@ struct DedupeIndex: Sendable {
     mutating func forget(_ job: JobID) -> Bool {
         guard let key = keys.removeValue(forKey: job) else { return false }
         if jobs[key] == job { jobs[key] = nil }
+        if forgottenJobs.removeValue(forKey: job) != nil, forgottenJobs.isEmpty { forgottenJobs = [:] }
         return true
     }
 }

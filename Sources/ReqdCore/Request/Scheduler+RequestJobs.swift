@@ -19,7 +19,7 @@ extension Scheduler {
         if window > 0 {
             let key = DedupeKey(owner: peer.uid, request: delivery.request, headerNames: spec.dedupeHeaders ?? [])
             if let existing = dedupe.job(for: key) {
-                if let job = job(existing) {
+                if let job = job(existing) ?? dedupe.forgottenJob(existing) {
                     return .success(duplicateReply(job, connection, requestID, follow: spec.follow ?? false, at: now))
                 }
                 if commits.isStaged(existing) {
@@ -116,6 +116,9 @@ extension Scheduler {
         // Bound again: its connection's close cancels it, as it did before it ended.
         if let bound { subscriptions.bind(id, to: bound) }
         table.deliveries[id]?.machine.retry(at: now.instant)
+        if let parent = table.deliveries[id]?.machine.parent, parent.kind == .schedule {
+            scheduleRunRetried(parent, run: id, at: now, into: &effects)
+        }
         guard let job = job(id) else { return nil }
         effects.append(.deliver(JobEvent(.registered, of: job, at: now), to: subscriptions.recipients(of: job.header)))
         advance(id, at: now, into: &effects)

@@ -40,7 +40,11 @@ extension Schedule {
         // Elapses whose (delayed) turn has come: the delay is shorter than the gap between two.
         let count = rule.count(from: due, through: WallTime(nanosecondsSinceEpoch: now.wall.nanosecondsSinceEpoch - delay), limit: Self.countLimit)
         let overdue = count > 1 || lateBy > CatchupPacer.overdueAfter
-        plan(after: now.wall, id: id, random: &random)
+        // The next elapse is the first not counted here, even one whose time has passed: a delay
+        // longer than a later, shorter gap then makes it late, never lost. After a downtime past
+        // the count's limit, it is the first after now.
+        let counted = WallTime(nanosecondsSinceEpoch: max(due.nanosecondsSinceEpoch, now.wall.nanosecondsSinceEpoch - delay))
+        plan(after: count < Self.countLimit ? counted : now.wall, id: id, random: &random)
         let catchUp = catchUp
         let hasRequest = request != nil
         let overlap = overlap
@@ -66,7 +70,12 @@ extension Schedule {
                 history.skipped += 1
                 return .skipped(lateBy: lateBy, missed: passed)
             case .queue:
-                if history.queued { history.skipped += 1 } else { history.queued = true }
+                // One run waits at most: an elapse while one does is skipped, and told so.
+                guard !history.queued else {
+                    history.skipped += 1
+                    return .skipped(lateBy: lateBy, missed: passed)
+                }
+                history.queued = true
                 return .queued(lateBy: lateBy, missed: passed)
             case .replace:
                 history.runs += 1
@@ -84,14 +93,27 @@ extension Schedule {
         }
     }
 
-    /// A run's request job ended.
-    mutating func runEnded(_ job: JobID, as state: JobState) -> ScheduleRunEnd {
+    /// A run's request job was retried by hand: while no newer run has started and none is
+    /// running, it is the schedule's run again, so the next elapse sees the overlap. Returns
+    /// whether it is.
+    mutating func runRetried(_ job: JobID) -> Bool {
+        guard running == nil, lastRun == job else { return false }
+        runStarted(job)
+        return true
+    }
+
+    /// A run's request job ended. A schedule that has ended itself (`startsQueued` false) records
+    /// the outcome and starts nothing.
+    mutating func runEnded(_ job: JobID, as state: JobState, startsQueued: Bool = true) -> ScheduleRunEnd {
         guard lastRun == job || running == job else { return .notCurrent }
         return updateHistory { history in
             if history.lastRun == job { history.lastOutcome = state }
             guard history.running == job else { return .notCurrent }
             history.running = nil
-            guard history.queued else { return .ended }
+            guard history.queued, startsQueued else {
+                history.queued = false
+                return .ended
+            }
             history.queued = false
             history.runs += 1
             return .startQueued

@@ -2,6 +2,10 @@ import ReqdCalendar
 import ReqdProtocol
 
 extension ScheduleSpec {
+    /// How many of a rule's next gaps a randomized delay is checked against: enough for the
+    /// uneven rules people write, few enough that registering stays cheap.
+    static let delayCheckedGaps = 8
+
     /// The schedule this registration asks for, its rule resolved in its zone, or why it cannot be.
     /// Its first elapse is planned once it has an id (`Schedule.plan`).
     func validated(at now: ClockReading, limits: SchedulerConfiguration, zones: ZoneProvider) throws(SchedulerError) -> Schedule {
@@ -59,12 +63,17 @@ extension ScheduleSpec {
         var delay: Int64 = 0
         if let randomizedDelayMs, randomizedDelayMs != 0 {
             delay = try limits.milliseconds("randomized_delay_ms", randomizedDelayMs, atLeast: 1_000_000)
-            // Each delayed elapse must come before the next one is due.
-            if let first = rule.next(after: now.wall), let second = rule.next(after: first),
-                delay >= second.nanosecondsSinceEpoch - first.nanosecondsSinceEpoch
-            {
-                throw SchedulerError(
-                    .badDuration, "'randomized_delay_ms' must be shorter than the time between two elapses of '\(rule.normalized)'")
+            // Each delayed elapse must come before the next one is due, over the next gaps (a
+            // rule's gaps differ: `09,10:00` has 1 h and 23 h). Past them, an elapse whose delayed
+            // time a shorter gap overtook is not lost: it fires at once, late (`Schedule.timerFired`).
+            var previous = rule.next(after: now.wall)
+            for _ in 0..<Self.delayCheckedGaps {
+                guard let earlier = previous, let next = rule.next(after: earlier) else { break }
+                if delay >= next.nanosecondsSinceEpoch - earlier.nanosecondsSinceEpoch {
+                    throw SchedulerError(
+                        .badDuration, "'randomized_delay_ms' must be shorter than the time between two elapses of '\(rule.normalized)'")
+                }
+                previous = next
             }
         }
         var schedule = Schedule(

@@ -14,7 +14,7 @@ extension Scheduler {
         case .run(let lateBy, let missed, let replacing):
             // The new run first: the replaced one's end then finds it no longer the schedule's run.
             let run = startRun(of: id, late: lateBy > CatchupPacer.overdueAfter, at: now, into: &effects)
-            if let replacing { finish(replacing, as: .cancelled, reason: .superseded, replacedBy: nil, at: now, into: &effects) }
+            if let replacing { supersedeRun(replacing, by: run, at: now, into: &effects) }
             elapsed(id, run: .started, spawned: run, lateBy: lateBy, missed: missed, at: now, into: &effects)
         case .elapsed(let lateBy, let missed):
             elapsed(id, run: ScheduleRun.none, spawned: nil, lateBy: lateBy, missed: missed, at: now, into: &effects)
@@ -52,10 +52,28 @@ extension Scheduler {
         effects.append(.deliver(event, to: recipients))
     }
 
+    /// Ends a run that a newer one replaced (`overlap: replace`). One whose row is still being
+    /// written ends as soon as that write is done, before it sends anything.
+    private mutating func supersedeRun(_ run: JobID, by newer: JobID?, at now: ClockReading, into effects: inout [SchedulerEffect]) {
+        if commits.isStaged(run) {
+            commits.endWhenCommitted(run, .superseded(newer))
+        } else {
+            finish(run, as: .cancelled, reason: .superseded, replacedBy: newer, at: now, into: &effects)
+        }
+    }
+
     /// A run's request job ended: the schedule records how, starts a queued run, and ends when
-    /// its rule has no elapse left.
+    /// its rule has no elapse left. A schedule that has ended (cancelled without `abort`) records
+    /// the outcome of the run it let go on, and starts nothing.
     mutating func scheduleRunEnded(_ id: JobID, run: JobID, as state: JobState, at now: ClockReading, into effects: inout [SchedulerEffect]) {
-        guard table[id]?.isActive == true, let end = table.schedules[id]?.machine.runEnded(run, as: state) else { return }
+        guard let header = table[id] else { return }
+        guard header.isActive else {
+            if table.schedules[id]?.machine.runEnded(run, as: state, startsQueued: false) != .notCurrent {
+                persistSchedule(id, at: now, into: &effects)
+            }
+            return
+        }
+        guard let end = table.schedules[id]?.machine.runEnded(run, as: state) else { return }
         if end == .startQueued {
             // The elapse that waited was told as `queued`; its run starting is told now.
             let next = startRun(of: id, late: false, at: now, into: &effects)
@@ -129,9 +147,17 @@ extension Scheduler {
     /// A queued run starts now; the schedule ends if its rule has no elapse left.
     mutating func settleScheduleRuns(at now: ClockReading, into effects: inout [SchedulerEffect]) {
         for id in Array(table.schedules.keys) where table[id]?.isActive == true {
-            guard let run = table.schedules[id]?.machine.running, table[run]?.isActive != true else { continue }
+            // A run whose row is still being written (a takeover while this daemon runs) goes on.
+            guard let run = table.schedules[id]?.machine.running, table[run]?.isActive != true, !commits.isStaged(run) else { continue }
             scheduleRunEnded(id, run: run, as: table[run]?.state ?? .cancelled, at: now, into: &effects)
         }
+    }
+
+    /// A schedule's run was retried by hand: it becomes the active schedule's run again, when no
+    /// newer run has started.
+    mutating func scheduleRunRetried(_ id: JobID, run: JobID, at now: ClockReading, into effects: inout [SchedulerEffect]) {
+        guard table[id]?.isActive == true, table.schedules[id]?.machine.runRetried(run) == true else { return }
+        persistSchedule(id, at: now, into: &effects)
     }
 
     /// Writes a durable schedule's changing columns.

@@ -61,23 +61,25 @@ extension Scheduler {
     ///
     /// With `replyTo`, the registration's reply is among the effects, before any event its machine
     /// makes on starting (a request to a target known unreachable is held at once): a client reads its
-    /// reply before its job's events. The reply shows the job as it is once started. With `start`
-    /// false it joins the table and its machine does not start, for a job that is to end at once.
-    /// With `supersededBy`, a later registration with its key took over while this job waited for
-    /// its commit: this one ends at once, superseded by it, and the key stays where it is.
+    /// reply before its job's events. The reply shows the job as it is once started. With
+    /// `endingAtOnce`, something ended the job while it waited for its commit: it joins the table,
+    /// its machine never starts, and it ends cancelled at once. When superseded, a later
+    /// registration with its key took over, and the key stays where it is.
     @discardableResult
     mutating func activate(
         _ job: Job, follower: Recipient?, replyTo: (ConnectionID, RequestID)? = nil, at now: ClockReading,
-        into effects: inout [SchedulerEffect], start: Bool = true, supersededBy newer: JobID? = nil
+        into effects: inout [SchedulerEffect], endingAtOnce ending: StagedEnding? = nil
     ) -> ReplyBody {
         var replaced: JobID?
+        var superseded = false
+        if case .superseded = ending { superseded = true }
         let holder = job.key.flatMap { table.holder(ofKey: $0, owner: job.owner) }
-        if let holder, newer == nil {
+        if let holder, !superseded {
             replaced = holder
             finish(holder, as: .cancelled, reason: .superseded, replacedBy: job.id, at: now, into: &effects)
         }
         table.insert(job)
-        if newer != nil, let key = job.key, let holder { table.assignKey(key, owner: job.owner, to: holder) }
+        if superseded, let key = job.key, let holder { table.assignKey(key, owner: job.owner, to: holder) }
         if let connection = job.boundTo { subscriptions.bind(job.id, to: connection) }
         var registered = JobEvent(.registered, of: job, at: now)
         registered.remainingMs = job.countdown.map { Instant.roundedMilliseconds($0.deadline.nanoseconds(since: now.instant)) }
@@ -86,9 +88,12 @@ extension Scheduler {
             subscriptions.watch(job: job.id, connection: follower.connection, tag: follower.watch)
         }
         let started = effects.count
-        if let newer {
+        switch ending {
+        case .superseded(let newer)?:
             finish(job.id, as: .cancelled, reason: .superseded, replacedBy: newer, at: now, into: &effects)
-        } else if start {
+        case .requested?:
+            finish(job.id, as: .cancelled, reason: .requested, replacedBy: nil, at: now, into: &effects)
+        case nil:
             advance(job.id, at: now, into: &effects)
         }
         let body = ReplyBody.registered(RegisterResult(job: JobInfo(self.job(job.id) ?? job, at: now), replaced: replaced?.rawValue))
@@ -194,6 +199,8 @@ extension Scheduler {
 
     /// Removes an ended job from memory and, unless another daemon holds its row now, from the store.
     mutating func forget(_ id: JobID, persisting: Bool = true, into effects: inout [SchedulerEffect]) {
+        // Retention may end before the dedupe window does: the window keeps answering with the job.
+        if id.kind == .request, dedupe.remembers(id), let job = table.job(id) { dedupe.keepForgotten(job) }
         guard let header = table.remove(id) else { return }
         commits.setUnstored(id, false)
         shrinking.removed()

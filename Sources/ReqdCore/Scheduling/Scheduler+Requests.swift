@@ -119,36 +119,61 @@ extension Scheduler {
         _ selector: JobSelector, peer: Peer, connection: ConnectionID, requestID: RequestID, alsoCancelled: [String], at now: ClockReading,
         into effects: inout [SchedulerEffect]
     ) -> Result<ReplyBody, SchedulerError>? {
-        let targets: [JobID]
+        // Registrations still waiting for their commits came before this cancel: it ends them too.
+        var staged = selector.job == nil
+            ? commits.staged(key: selector.key, owner: peer.uid, scope: selector.scope, mayCancel: peer.mayAccess(ownerUID:))
+            : []
+        var targets: [JobID]
         switch resolve(selector, peer: peer) {
-        case .failure(let error): return .failure(error)
+        case .failure(let error) where staged.isEmpty || error.code != .unknownJob: return .failure(error)
+        case .failure: targets = []
         case .success(let ids): targets = ids.filter { table[$0]?.isActive == true }
         }
-        var touchedDisk = false
+        // A schedule's run in the same scope goes as the schedule's `abort` says, as when the
+        // schedule alone is named; and a schedule ends before its run, which then starts nothing.
+        let schedules = Set(targets.lazy.filter { $0.kind == .schedule })
+        if !schedules.isEmpty {
+            var runs = Set<JobID>()
+            for id in targets where id.kind == .request {
+                if let parent = table.deliveries[id]?.machine.parent, schedules.contains(parent) { runs.insert(id) }
+            }
+            for id in staged {
+                if let parent = commits.staged(id)?.delivery?.parent, schedules.contains(parent) { runs.insert(id) }
+            }
+            targets = targets.filter { $0.kind == .schedule } + targets.filter { $0.kind != .schedule && !runs.contains($0) }
+            staged.removeAll(where: runs.contains)
+        }
+        var touchedDisk = !staged.isEmpty
+        for id in staged { cancelStaged(id, at: now, into: &effects) }
         for id in targets {
             touchedDisk = touchedDisk || table[id]?.durable == true
             let run = selector.abort == true ? table.schedules[id]?.machine.running : nil
             finish(id, as: .cancelled, reason: .requested, replacedBy: nil, at: now, into: &effects)
             if let run {
-                if var staged = commits.staged(run) {
-                    // Its row is still being written: it ends as soon as it starts, sending nothing,
-                    // and this cancel's own commit records that end, so that the reply never runs
-                    // ahead of it on disk.
-                    commits.cancelWhenCommitted(run)
-                    staged.header.state = .cancelled
-                    staged.header.reason = .requested
-                    staged.header.endedAt = now.wall
-                    effects.append(.persist(.progress(run.rawValue, JobProgress(staged, at: now))))
+                if commits.isStaged(run) {
+                    cancelStaged(run, at: now, into: &effects)
                 } else {
                     finish(run, as: .cancelled, reason: .requested, replacedBy: nil, at: now, into: &effects)
                 }
             }
         }
         let result = Result<ReplyBody, SchedulerError>.success(
-            .cancelled(CancelResult(cancelled: targets.map(\.rawValue) + alsoCancelled)))
+            .cancelled(CancelResult(cancelled: targets.map(\.rawValue) + staged.map(\.rawValue) + alsoCancelled)))
         guard touchedDisk else { return result }
         effects.append(.commitBarrier(commits.barrier(.reply(connection, requestID, result))))
         return nil
+    }
+
+    /// Cancels a job whose row is still being written: it ends as soon as its commit completes,
+    /// sending nothing, and the cancel's own commit records that end, so that the cancel's reply
+    /// never runs ahead of it on disk.
+    private mutating func cancelStaged(_ id: JobID, at now: ClockReading, into effects: inout [SchedulerEffect]) {
+        guard var staged = commits.staged(id) else { return }
+        commits.endWhenCommitted(id, .requested)
+        staged.header.state = .cancelled
+        staged.header.reason = .requested
+        staged.header.endedAt = now.wall
+        effects.append(.persist(.progress(id.rawValue, JobProgress(staged, at: now))))
     }
 
     /// The job ids a selector names for this caller: exactly one of job, key or scope.

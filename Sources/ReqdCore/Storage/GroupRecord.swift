@@ -15,7 +15,9 @@ extension WorkRecord where Settings == GroupSettings, Counters == GroupCounters 
     }
 
     /// The group as it resumes: ended members keep their outcome and are not sent again; the
-    /// others start again, as soon as the timer fires, in member order.
+    /// others start again, as soon as the timer fires, in member order. When its time limit ran
+    /// out while the daemon was down, the members that had been sent end `timed_out` here, and
+    /// the timer's `timeOut` leaves only those never sent to end `not_started`.
     func resumed(at now: ClockReading) -> Group? {
         guard settings.members.count == counters.members.count, settings.concurrency > 0 else { return nil }
         let members = zip(settings.members, counters.members).map { settings, stored in
@@ -32,6 +34,12 @@ extension WorkRecord where Settings == GroupSettings, Counters == GroupCounters 
             deadline: settings.deadline.map(now.instant(at:)), onComplete: settings.onComplete.map { Box($0.delivery(firstAttempt: now.instant)) })
         group.spawned = counters.spawned.map(JobID.init)
         group.resumeAt = now.instant
+        if let deadline = settings.deadline, deadline <= now.wall, let limit = settings.timeoutNanos {
+            let text = DurationText.format(nanoseconds: limit)
+            for (index, stored) in counters.members.enumerated() where !stored.state.isEnded && (stored.state == .running || stored.attempts > 0) {
+                group.end(index, as: .timedOut, error: "sent before the daemon stopped; the group's time limit of \(text) ran out before it was back")
+            }
+        }
         return group
     }
 }

@@ -326,9 +326,13 @@ public final class JobStore: @unchecked Sendable {
         if pending.withLock({ !$0.batches.isEmpty }) { drain() }
     }
 
-    /// Waits until every submitted batch has been written (or has failed).
+    /// Waits until every submitted batch has been written (or has failed), and tries again the
+    /// changes an earlier failed commit left, so that a stop after the disk came back loses none.
     public func flush() {
-        queue.sync { catchUp() }
+        queue.sync {
+            catchUp()
+            if !unwritten.isEmpty { drain(retrying: true) }
+        }
     }
 
     /// Flushes and closes the database.
@@ -341,7 +345,9 @@ public final class JobStore: @unchecked Sendable {
         }
     }
 
-    private func drain() {
+    /// Writes the pending batches in one transaction, after what an earlier failed commit left;
+    /// `retrying` writes those alone when no batch is pending.
+    private func drain(retrying: Bool = false) {
         dispatchPrecondition(condition: .onQueue(queue))
         let batches = pending.withLock { state -> [StoreBatch] in
             defer {
@@ -351,7 +357,7 @@ public final class JobStore: @unchecked Sendable {
             return state.batches
         }
         // A delayed drain that an earlier one overtook finds nothing.
-        guard !batches.isEmpty else { return }
+        guard !batches.isEmpty || retrying else { return }
         let changes = unwritten + batches.flatMap(\.changes)
         let barriers = batches.flatMap(\.barriers)
         guard !closed else { return onCommit(barriers, "the store is closed") }
