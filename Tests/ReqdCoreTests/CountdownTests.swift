@@ -104,6 +104,23 @@ struct CountdownTests {
         #expect(remaining == [1500, 1000, 500])
     }
 
+    @Test("a user's watch of a scope ticks only its own countdowns there, another user's jobs in it neither tick nor reach it, and root's sees all")
+    func scopeWatchPerOwner() {
+        var h = Harness()
+        let other = h.countdown(key: "b", seconds: 10, scope: "shared", connection: 2)
+        let armed = h.armed
+        for _ in 0..<100 { _ = h.request(.watch(JobSelector(scope: "shared")), connection: 1) }
+        #expect(h.armed == armed, "the other user's countdown does not start ticking")
+        let mine = h.countdown(key: "a", seconds: 10, scope: "shared", connection: 1)
+        let fired = h.fireAtArmedDeadline()
+        #expect(fired.events(.tick).map(\.job) == [mine.id.rawValue] || fired.events(.tick).isEmpty)
+        #expect(!fired.events(.tick).contains { $0.job == other.id.rawValue })
+        _ = h.request(.watch(JobSelector(scope: "shared")), connection: 3)
+        var seen: Set<String> = []
+        while h.armed != nil, seen.count < 2 { seen.formUnion(h.fireAtArmedDeadline().events(.tick).map(\.job)) }
+        #expect(seen == [mine.id.rawValue, other.id.rawValue], "root's watch ticks every owner's")
+    }
+
     @Test("ticks of many countdowns due together are handled a turn's share at a time, one re-arm per turn, the next share at once")
     func manyTicksInShares() {
         var h = Harness()

@@ -99,6 +99,26 @@ struct ListSliceTests {
         #expect(turns == 31)
     }
 
+    @Test("lists in progress take turns by connection: one list from another connection is answered in the turn after 31 pipelined ones begin, not after them all")
+    func listsTakeTurnsByConnection() {
+        var (h, _) = Self.harness(countdowns: 10)
+        var turn = (0..<32).map { index in
+            SchedulerEvent.request(ConnectionID(1), Request(id: .number(Int64(1_000 + index)), body: .list(ListRequest(limit: 5))))
+        }
+        turn.append(.request(ConnectionID(2), Request(id: .number(7), body: .list(ListRequest(limit: 5)))))
+        var effects: [SchedulerEffect] = []
+        h.scheduler.handle(turn: turn, at: h.now, into: &effects)
+        #expect(effects.replies.count == 1, "one slice a turn")
+        var turns = 0
+        var answered = false
+        while !answered, turns < 100 {
+            turns += 1
+            answered = h.handle(.continueLists).replies.contains { $0.connection == ConnectionID(2) }
+        }
+        #expect(answered && turns <= 2, "answered after \(turns) turns")
+        #expect(Self.finishLists(&h).replies.replies.count == 30, "the rest of the pipelined lists")
+    }
+
     @Test("a filter reads only its leaves: 3 cancelled jobs among 10,000 active are listed at once")
     func filterReadsItsLeaves() {
         var (h, ids) = Self.harness(countdowns: 10_000)

@@ -61,6 +61,8 @@ struct PollConditionTests {
         ("/é == \"x", 7),
         ("/s == \"a\\qb\"", 9),
         ("/s == 01", 8),
+        ("/é == \"é\" && /b == x", 20),
+        (String(repeating: "/a == 1 && ", count: 400) + "/a == 1", 1),
     ])
     func syntaxErrors(condition: String, column: Int) {
         #expect {
@@ -69,6 +71,15 @@ struct PollConditionTests {
             guard let error = error as? SchedulerError else { return false }
             return error.code == .badCondition && error.column == column
         }
+    }
+
+    @Test("a long condition reads every clause, its literals in place, up to 4,096 bytes")
+    func longCondition() throws {
+        let text = String(repeating: "/é == \"é\" && ", count: 250) + "status == 200"
+        #expect(text.utf8.count <= PollCondition.maxBytes)
+        let condition = try PollCondition(parsing: text)
+        #expect(condition.clauses.count == 251)
+        #expect(condition.clauses.first == .value(JSONPointer("/é")!, .equal, .string("é")))
     }
 
     @Test("JSON Pointers follow RFC 6901")

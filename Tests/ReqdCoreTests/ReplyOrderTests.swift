@@ -25,4 +25,17 @@ struct ReplyOrderTests {
         #expect(held != nil, "the second job is held as soon as it starts: \(effects)")
         if let reply, let held { #expect(reply < held, "the follower would read held before its reply") }
     }
+
+    @Test("a registration into a watched scope: its reply comes before the registered event the scope's watchers get, durable or not")
+    func replyBeforeScopeEvent() throws {
+        for ephemeral in [true, false] {
+            var h = Harness()
+            _ = h.request(.watch(JobSelector(scope: "s")))
+            let effects = h.request(.registerCountdown(CountdownSpec(key: "k", durationMs: 60_000, scope: "s", ephemeral: ephemeral)))
+            let reply = effects.firstIndex { if case .reply = $0 { true } else { false } }
+            let registered = effects.firstIndex { if case .deliver(let event, _) = $0 { event.type == .registered } else { false } }
+            #expect(reply != nil && registered != nil, "\(effects)")
+            if let reply, let registered { #expect(reply < registered, "ephemeral \(ephemeral)") }
+        }
+    }
 }

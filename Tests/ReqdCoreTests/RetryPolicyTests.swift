@@ -51,7 +51,8 @@ struct RetryPolicyTests {
     func retryAfterSeconds() throws {
         var configuration = SchedulerConfiguration()
         configuration.maxRetryAfterNanos = 60 * second
-        for (header, wait) in [("20", 20 * second), (" 3600 ", 60 * second), ("0", 0)] {
+        // More digits than 64 bits hold still mean the longest wait, not none.
+        for (header, wait) in [("20", 20 * second), (" 3600 ", 60 * second), ("0", 0), ("99999999999999999999", 60 * second), ("9223372036854775807", 60 * second)] {
             var h = Harness(configuration: configuration)
             let (_, effects) = h.submitted(spec())
             let start = h.now.instant
@@ -121,6 +122,32 @@ struct RetryPolicyTests {
         var own = Harness()
         let mine = own.submitted(spec(headers: ["idempotency-key: order-42"])).effects.sends.first
         #expect(mine?.request.headers.filter { $0.name.lowercased() == "idempotency-key" }.map(\.value) == ["order-42"])
+    }
+
+    @Test("a dead job whose last attempt got no answer shows none: not an earlier attempt's answer, in its result, its event, its last status; a retry clears it too")
+    func deadShowsTheLastAttempt() throws {
+        var h = Harness()
+        let (reply, effects) = h.submitted(spec(maxAttempts: 2))
+        let id = JobID(reply.job.id)
+        let first = try #require(effects.sends.first)
+        let after = h.answer(first, status: 503, headers: [])
+        #expect(h.scheduler.job(id)?.result?.status == 503)
+        let resent = h.nextSend(after: after)
+        let second = try #require(resent)
+        let ended = h.handle(.httpFinished(id, attempt: second.attempt, .failure("no answer within 30s")))
+        #expect(h.scheduler.job(id)?.state == .dead)
+        #expect(h.scheduler.job(id)?.result == nil)
+        #expect(h.scheduler.job(id)?.delivery?.lastStatus == nil)
+        #expect(ended.events(.dead).first?.status == nil)
+        #expect(ended.events(.dead).first?.error?.contains("no answer within 30s") == true)
+
+        var answered = Harness()
+        let (other, sent) = answered.submitted(spec(maxAttempts: 1))
+        _ = answered.answer(try #require(sent.sends.first), status: 404, headers: [])
+        #expect(answered.scheduler.job(JobID(other.job.id))?.result?.status == 404)
+        _ = answered.request(.retry(RetryRequest(job: other.job.id)))
+        #expect(answered.scheduler.job(JobID(other.job.id))?.state == .active)
+        #expect(answered.scheduler.job(JobID(other.job.id))?.result == nil, "an active job has no answer that ended it")
     }
 
     @Test("a job whose attempts run out is dead: listed, kept for dead_retention through the timer, then gone")

@@ -97,9 +97,15 @@ struct SubmitTests {
     @Test("a URL with credentials is refused without the password in the error")
     func credentialsRefused() {
         var h = Harness()
-        let effects = h.request(.submit(submitSpec(url: "https://alice:s3cret@api.example/hook")))
-        #expect(effects.errorCodes == [.badURL])
-        #expect(!"\(effects)".contains("s3cret"))
+        // Also when something else is wrong with the URL, whose refusal would echo it.
+        for url in [
+            "https://alice:s3cret@api.example/hook", "https://alice:s3cret@api.example/a b", "ftp://alice:s3cret@h/",
+            "alice:s3cret@h/", "https://alice:s3 cret@h/", "https://alice:s3cret@h:99999/",
+        ] {
+            let effects = h.request(.submit(submitSpec(url: url)))
+            #expect(effects.errorCodes == [.badURL], "\(url)")
+            #expect(!"\(effects)".contains("s3cret") && !"\(effects)".contains("s3 cret"), "\(url)")
+        }
     }
 
     @Test("an ephemeral request is never written to the store")

@@ -77,6 +77,7 @@ struct SocketServerTests {
         ("{\"id\":1,\"op\":\"register-countdown\",\"key\":\"k\",\"duration_ms\":1000,\"colour\":\"red\"}", "unknown_field"),
         ("{\"id\":1,\"op\":\"register-countdown\",\"key\":\"k\",\"duration_ms\":1000,\"until\":\"2030-01-01T00:00:00Z\"}", "conflicting_fields"),
         ("{\"id\":1,\"op\":\"register-countdown\",\"key\":\"k\",\"until\":\"yesterday\"}", "bad_field"),
+        ("{\"id\":1,\"op\":\"register-countdown\",\"key\":\"k\",\"until\":\"2300-01-01T00:00:00Z\"}", "bad_field"),
         ("{\"id\":1,\"op\":\"register-countdown\",\"key\":\"\",\"duration_ms\":1000}", "bad_field"),
         ("{\"id\":1,\"op\":\"status\",\"job\":\"cd_nosuchjob0\"}", "unknown_job"),
         ("{\"id\":1,\"op\":\"wait\",\"job\":\"cd_nosuchjob0\"}", "unknown_job"),
@@ -191,6 +192,59 @@ struct SocketServerTests {
         let bystander = try LineClient(path: daemon.socketPath)
         #expect(bystander.call(["id": 1, "op": "status"])?["ok"] as? Bool == true)
         for _ in 0..<sent { #expect(greedy.reply()?["ok"] as? Bool == true) }
+    }
+
+    @Test("a connection's requests in progress stop at 4,096: waits, whose replies cost no bytes until the job ends, make the daemon stop reading; all are answered once it ends, and others are served meanwhile")
+    func requestsInProgressCapped() throws {
+        let directory = TemporaryDirectory()
+        let daemon = try startDaemon(in: directory)
+        defer { daemon.stop() }
+        let owner = try LineClient(path: daemon.socketPath, timeoutSeconds: 10)
+        let registered = try #require(owner.call(["id": 1, "op": "register-countdown", "key": "held", "duration_ms": 600_000, "ephemeral": true]))
+        let id = try #require(registered.job?["id"] as? String)
+        let greedy = try LineClient(path: daemon.socketPath, timeoutSeconds: 10)
+        let request = Array("{\"id\":1,\"op\":\"wait\",\"job\":\"\(id)\"}\n".utf8)
+        var sent = 0
+        let flags = fcntl(greedy.descriptor, F_GETFL)
+        _ = fcntl(greedy.descriptor, F_SETFL, flags | O_NONBLOCK)
+        // Whole lines sent in `sent`; a line the full socket took only part of waits in `rest`.
+        var rest: [UInt8] = []
+        func sendAll() -> Int {
+            var bytes = 0
+            while sent < 100_000 {
+                if rest.isEmpty { rest = request }
+                let written = rest.withUnsafeBytes { send(greedy.descriptor, $0.baseAddress!, $0.count, Int32(MSG_NOSIGNAL)) }
+                guard written > 0 else { return bytes }
+                bytes += written
+                rest.removeFirst(written)
+                if rest.isEmpty { sent += 1 }
+            }
+            return bytes
+        }
+        // Stalled: the socket stays full 100 ms after it filled. Without the cap the daemon reads
+        // on, and every pause lets more bytes in (bounded: 20 pauses, 100,000 lines).
+        var stalled = false
+        for _ in 0..<20 where !stalled {
+            _ = sendAll()
+            usleep(100_000)
+            stalled = sendAll() == 0
+        }
+        _ = fcntl(greedy.descriptor, F_SETFL, flags)
+        #expect(stalled, "the daemon should have stopped reading; \(sent) waits went in")
+        #expect(sent >= ConnectionHandler.maxInProgress)
+        let bystander = try LineClient(path: daemon.socketPath)
+        #expect(bystander.call(["id": 1, "op": "status"])?["ok"] as? Bool == true)
+        #expect(owner.call(["id": 2, "op": "cancel", "job": id])?["ok"] as? Bool == true)
+        if !rest.isEmpty, rest.count < request.count {
+            greedy.sendRaw(rest)
+            sent += 1
+        }
+        var answered = 0
+        while answered < sent, let reply = greedy.reply() {
+            #expect(reply.job?["state"] as? String == "cancelled")
+            answered += 1
+        }
+        #expect(answered == sent)
     }
 
     @Test("the socket file has mode 0660")

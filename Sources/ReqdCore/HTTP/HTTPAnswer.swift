@@ -27,8 +27,13 @@ extension HTTPAnswer {
         guard let value = retryAfter ?? headers?.first(where: { $0.name.lowercased() == "retry-after" })?.value else { return nil }
         let trimmed = value.trimmingSpaces()
         var wait: Int64?
-        if let seconds = Int64(trimmed), seconds >= 0 {
-            wait = seconds.multipliedReportingOverflow(by: 1_000_000_000).overflow ? cap : seconds * 1_000_000_000
+        if !trimmed.isEmpty, trimmed.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
+            // Seconds, however many digits: more than 64 bits hold is still "wait the longest".
+            if let seconds = Int64(trimmed), !seconds.multipliedReportingOverflow(by: 1_000_000_000).overflow {
+                wait = seconds * 1_000_000_000
+            } else {
+                wait = cap
+            }
         } else if let date = HTTPDate.parse(trimmed) {
             wait = max(0, date.nanosecondsSinceEpoch - now.wall.nanosecondsSinceEpoch)
         }

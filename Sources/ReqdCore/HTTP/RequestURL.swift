@@ -18,6 +18,12 @@ public enum RequestURL {
             SchedulerError(.badURL, "'\(url.prefix(200))' is not a usable URL: \(why)")
         }
         guard url.utf8.count <= 8192 else { throw SchedulerError(.badURL, "the URL is longer than 8192 bytes") }
+        // Credentials first: every later refusal echoes the URL.
+        let server = (url.firstRange(of: "://").map { url[$0.upperBound...] } ?? url[...]).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        if server.contains("@") {
+            throw SchedulerError(
+                .badURL, "the URL carries credentials (user:password@), which reqd does not send or keep; give them in an Authorization header")
+        }
         guard let separator = url.firstRange(of: "://") else { throw refuse("it has no scheme; give http:// or https://") }
         let scheme = url[..<separator.lowerBound].lowercased()
         guard scheme == "http" || scheme == "https" else {
@@ -27,10 +33,6 @@ public enum RequestURL {
             throw refuse("it contains spaces or control characters")
         }
         let rest = url[separator.upperBound...]
-        if rest.prefix(while: { $0 != "/" && $0 != "?" && $0 != "#" }).contains("@") {
-            throw SchedulerError(
-                .badURL, "the URL carries credentials (user:password@), which reqd does not send or keep; give them in an Authorization header")
-        }
         let (host, port) = try authority(of: rest, refuse)
         guard !host.isEmpty, host != "[]" else { throw refuse("it has no host") }
         if let port {

@@ -146,6 +146,7 @@ struct JobTable: Sendable {
             header.state = .active
             header.endedAt = nil
             header.error = nil
+            header.result = nil
             return before
         }
         guard let header = before.flatMap({ $0 }) else { return }
@@ -157,6 +158,12 @@ struct JobTable: Sendable {
         if let key = header.key, activeByKey[OwnedKey(owner: header.owner, key: key)] == nil {
             activeByKey[OwnedKey(owner: header.owner, key: key)] = id
         }
+    }
+
+    /// Forgets the answer a job kept: its last attempt ended without one.
+    mutating func clearResult(_ id: JobID) {
+        guard self[id]?.result != nil else { return }
+        modifyHeader(id) { $0.result = nil }
     }
 
     /// Changes what a job's header says of its latest answer and of why it failed.

@@ -1,9 +1,25 @@
 /// A recursive-descent parser for `PollCondition`; see its grammar.
 struct PollConditionParser {
     private let characters: [Character]
+    /// The text's UTF-8, and where each character starts in it (one more entry, for the end):
+    /// literals are read in place, so a long condition costs its length once, not once a clause.
+    private let utf8: [UInt8]
+    private let offsets: [Int]
     private var index = 0
 
-    init(_ text: String) { characters = Array(text) }
+    init(_ text: String) {
+        characters = Array(text)
+        utf8 = Array(text.utf8)
+        var offsets: [Int] = []
+        offsets.reserveCapacity(characters.count + 1)
+        var offset = 0
+        for character in characters {
+            offsets.append(offset)
+            offset += character.utf8.count
+        }
+        offsets.append(offset)
+        self.offsets = offsets
+    }
 
     mutating func parse() throws(SchedulerError) -> [PollCondition.Clause] {
         var clauses: [PollCondition.Clause] = []
@@ -71,14 +87,22 @@ struct PollConditionParser {
 
     /// A JSON value, read by the same parser as response bodies; columns count characters.
     private mutating func literal() throws(SchedulerError) -> JSONValue {
-        let rest = Array(String(characters[index...]).utf8)
-        func characterCount(_ byteCount: Int) -> Int { String(decoding: rest[..<byteCount], as: UTF8.self).count }
+        // The character at a byte offset: the last that starts at or before it.
+        func character(at byte: Int) -> Int {
+            var low = 0
+            var high = offsets.count - 1
+            while low < high {
+                let middle = (low + high + 1) / 2
+                if offsets[middle] <= byte { low = middle } else { high = middle - 1 }
+            }
+            return low
+        }
         do {
-            let (value, end) = try JSONParser.prefix(rest, from: 0)
-            index += characterCount(end)
+            let (value, end) = try JSONParser.prefix(utf8, from: offsets[index])
+            index = character(at: end)
             return value
         } catch {
-            throw SchedulerError.badCondition(column: index + characterCount(error.offset) + 1, error.message)
+            throw SchedulerError.badCondition(column: character(at: error.offset) + 1, error.message)
         }
     }
 

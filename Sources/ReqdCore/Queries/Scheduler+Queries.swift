@@ -94,17 +94,16 @@ extension Scheduler {
         return nil
     }
 
-    /// Walks the oldest list in progress one slice further, and answers it when it is done; a list
-    /// not done goes to the back, so lists in progress take turns.
+    /// Walks the list whose turn it is one slice further, and answers it when it is done; the
+    /// connections with lists in progress take turns (`ListTurns`).
     mutating func continueLists(at now: ClockReading, into effects: inout [SchedulerEffect]) {
-        guard !lists.isEmpty, !listSliceWalked else { return }
+        guard !lists.isEmpty, !listSliceWalked, var query = lists.next() else { return }
         listSliceWalked = true
-        var query = lists.removeFirst()
         query.advance(in: table, at: now)
         if let result = query.result {
             effects.append(.reply(query.connection, query.requestID, .success(.jobs(result))))
         } else {
-            lists.append(query)
+            lists.putBack(query)
         }
     }
 

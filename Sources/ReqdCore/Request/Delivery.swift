@@ -106,8 +106,10 @@ public struct Delivery: Sendable, Hashable {
             return (.held(why), nil)
         case .failure(let why), .rejected(let why), .unreachable(let why):
             (failure, retryable) = (why, true)
+            lastStatus = nil
         case .denied(let why):
             (failure, retryable) = (why, false)
+            lastStatus = nil
         case .response(let response):
             answer = response
             lastStatus = response.status

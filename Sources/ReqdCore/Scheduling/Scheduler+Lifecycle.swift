@@ -59,8 +59,8 @@ extension Scheduler {
     /// Makes a job live: it replaces the active job with its key, joins the table, and its machine
     /// starts. `follower`, when given, receives its events from the first one on.
     ///
-    /// With `replyTo`, the registration's reply is among the effects, before any event its machine
-    /// makes on starting (a request to a target known unreachable is held at once): a client reads its
+    /// With `replyTo`, the registration's reply is among the effects, before its `registered`
+    /// event and any event its machine makes on starting (a request to a target known unreachable is held at once): a client reads its
     /// reply before its job's events. The reply shows the job as it is once started. With
     /// `endingAtOnce`, something ended the job while it waited for its commit: it joins the table,
     /// its machine never starts, and it ends cancelled at once. When superseded, a later
@@ -81,13 +81,14 @@ extension Scheduler {
         table.insert(job)
         if superseded, let key = job.key, let holder { table.assignKey(key, owner: job.owner, to: holder) }
         if let connection = job.boundTo { subscriptions.bind(job.id, to: connection) }
+        // The reply goes before every event of the job, its `registered` to scope watchers too.
+        let replyAt = effects.count
         var registered = JobEvent(.registered, of: job, at: now)
         registered.remainingMs = job.countdown.map { Instant.roundedMilliseconds($0.deadline.nanoseconds(since: now.instant)) }
         effects.append(.deliver(registered, to: subscriptions.recipients(of: job.header)))
         if let follower {
             subscriptions.watch(job: job.id, connection: follower.connection, tag: follower.watch)
         }
-        let started = effects.count
         switch ending {
         case .superseded(let newer)?:
             finish(job.id, as: .cancelled, reason: .superseded, replacedBy: newer, at: now, into: &effects)
@@ -98,7 +99,7 @@ extension Scheduler {
         }
         let body = ReplyBody.registered(RegisterResult(job: JobInfo(self.job(job.id) ?? job, at: now), replaced: replaced?.rawValue))
         if let (connection, requestID) = replyTo {
-            effects.insert(.reply(connection, requestID, .success(body)), at: started)
+            effects.insert(.reply(connection, requestID, .success(body)), at: replyAt)
         }
         return body
     }

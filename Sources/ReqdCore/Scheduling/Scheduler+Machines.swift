@@ -163,7 +163,12 @@ extension Scheduler {
         case .set(let instant): timers.set(.job(id), priority: instant)
         case .clear: timers.remove(.job(id))
         }
-        if let result = action.result { table.update(id, result: result, error: nil) }
+        if let result = action.result {
+            table.update(id, result: result, error: nil)
+        } else if action.attempt != nil, id.kind == .request {
+            // A request job's `result` is its last attempt's answer: none, when that had none.
+            table.clearResult(id)
+        }
         switch action.network {
         case .unreachable(let why): holdTarget(of: id, why: why, at: now, into: &effects)
         case .reachable: targetReachable(of: id, at: now, into: &effects)

@@ -29,8 +29,8 @@ public struct Scheduler: Sendable {
     var subscriptions = Subscriptions()
     var commits = CommitGate()
     var dedupe = DedupeIndex()
-    /// `list`s that span turns, oldest first.
-    var lists: [ListQuery] = []
+    /// `list`s that span turns, taking turns by connection.
+    var lists = ListTurns()
     /// The creation time of the newest job: the next one made within a millisecond of it is made
     /// a nanosecond later.
     var lastCreatedAt = WallTime(nanosecondsSinceEpoch: .min)

@@ -5,7 +5,7 @@ struct ConnectionState: Sendable {
     var peer: Peer
     /// The request tags of its watches, by job and by scope.
     var watchedJobs = ShardedDictionary<JobID, [RequestID]>(shrinksOnRemoval: true)
-    var watchedScopes: [String: [RequestID]] = [:]
+    var watchedScopes: [ScopeWatch: [RequestID]] = [:]
     /// Its `wait`s, by job: how many.
     var waits = ShardedDictionary<JobID, Int>(shrinksOnRemoval: true)
     /// Jobs bound to this connection: cancelled when it closes.

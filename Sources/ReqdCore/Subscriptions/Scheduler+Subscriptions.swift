@@ -14,10 +14,15 @@ extension Scheduler {
         }
         if let scope = selector.scope, selector.job == nil, selector.key == nil {
             do throws(SchedulerError) { try configuration.validateName("scope", scope) } catch { return .failure(error) }
+            // A watched countdown ticks: those this watch is the first to see start ticking now.
+            let key = ScopeWatch(scope: scope, owner: peer.uid == 0 ? nil : peer.uid)
+            let ticking = subscriptions.isWatched(key) || subscriptions.isWatched(ScopeWatch(scope: scope, owner: nil))
             subscriptions.watch(scope: scope, connection: connection, tag: tag, peer: peer)
-            for id in table.activeJobs(inScope: scope) where table[id]?.kind == .countdown {
-                // A watched countdown ticks.
-                advance(id, at: now, into: &effects)
+            if !ticking {
+                for id in table.activeJobs(inScope: scope) {
+                    guard let header = table[id], header.kind == .countdown, peer.mayAccess(ownerUID: header.owner) else { continue }
+                    advance(id, at: now, into: &effects)
+                }
             }
             return .success(.watching(WatchResult(job: nil, scope: scope, streaming: true)))
         }
@@ -55,7 +60,7 @@ extension Scheduler {
 
     /// Forgets a closed connection's watches, waits and lists in progress, and cancels the jobs bound to it.
     mutating func closeConnection(_ id: ConnectionID, at now: ClockReading, into effects: inout [SchedulerEffect]) {
-        lists.removeAll { $0.connection == id }
+        lists.removeAll(of: id)
         shrinking.removed()
         for job in subscriptions.close(id) {
             finish(job, as: .cancelled, reason: .connectionClosed, replacedBy: nil, at: now, into: &effects)

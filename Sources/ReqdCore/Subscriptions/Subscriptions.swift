@@ -9,7 +9,7 @@ import ReqdProtocol
 struct Subscriptions: Sendable {
     private var connections: [ConnectionID: ConnectionState] = [:]
     private var jobWatchers = ShardedDictionary<JobID, [Watcher]>()
-    private var scopeWatchers: [String: [Watcher]] = [:]
+    private var scopeWatchers: [ScopeWatch: [Watcher]] = [:]
     private var waiters = ShardedDictionary<JobID, [(connection: ConnectionID, request: RequestID)]>()
     private var connectionsByUID: [UInt32: Int] = [:]
 
@@ -36,8 +36,10 @@ struct Subscriptions: Sendable {
             result.append(Recipient(connection: watcher.connection, watch: watcher.tag))
         }
         if let scope = job.scope {
-            for watcher in scopeWatchers[scope] ?? [] where watcher.sees(owner: job.owner) {
-                result.append(Recipient(connection: watcher.connection, watch: watcher.tag))
+            for key in [ScopeWatch(scope: scope, owner: job.owner), ScopeWatch(scope: scope, owner: nil)] {
+                for watcher in scopeWatchers[key] ?? [] {
+                    result.append(Recipient(connection: watcher.connection, watch: watcher.tag))
+                }
             }
         }
         return result
@@ -46,23 +48,26 @@ struct Subscriptions: Sendable {
     /// Whether anyone watches this job; unwatched countdowns need no ticks, only their expiry.
     func isWatched(_ job: JobHeader) -> Bool {
         if jobWatchers[job.id]?.isEmpty == false { return true }
-        guard let scope = job.scope, let watchers = scopeWatchers[scope] else { return false }
-        return watchers.contains { $0.sees(owner: job.owner) }
+        guard let scope = job.scope, !scopeWatchers.isEmpty else { return false }
+        return isWatched(ScopeWatch(scope: scope, owner: job.owner)) || isWatched(ScopeWatch(scope: scope, owner: nil))
     }
+
+    /// Whether a scope has watchers under this key.
+    func isWatched(_ key: ScopeWatch) -> Bool { scopeWatchers[key]?.isEmpty == false }
 
     /// Streams a job's events to a connection, tagged with the request that asked.
     mutating func watch(job id: JobID, connection: ConnectionID, tag: RequestID) {
         guard connections[connection] != nil else { return }
-        jobWatchers[id, default: []].append(Watcher(connection: connection, tag: tag, ownerFilter: nil))
+        jobWatchers[id, default: []].append(Watcher(connection: connection, tag: tag))
         connections[connection]?.watchedJobs[id, default: []].append(tag)
     }
 
     /// Streams a scope's events to a connection: every owner's for root, else only the caller's.
     mutating func watch(scope: String, connection: ConnectionID, tag: RequestID, peer: Peer) {
         guard connections[connection] != nil else { return }
-        scopeWatchers[scope, default: []].append(
-            Watcher(connection: connection, tag: tag, ownerFilter: peer.uid == 0 ? nil : peer.uid))
-        connections[connection]?.watchedScopes[scope, default: []].append(tag)
+        let key = ScopeWatch(scope: scope, owner: peer.uid == 0 ? nil : peer.uid)
+        scopeWatchers[key, default: []].append(Watcher(connection: connection, tag: tag))
+        connections[connection]?.watchedScopes[key, default: []].append(tag)
     }
 
     /// Ends a connection's subscriptions started by the request `tag`; returns how many.
@@ -78,7 +83,7 @@ struct Subscriptions: Sendable {
     /// Streams a job's events to another daemon (`ConnectionID.cluster`, tagged with the
     /// daemon's name), once however often it asks.
     mutating func watch(job id: JobID, fromDaemon daemon: String) {
-        let watcher = Watcher(connection: .cluster, tag: .string(daemon), ownerFilter: nil)
+        let watcher = Watcher(connection: .cluster, tag: .string(daemon))
         if jobWatchers[id]?.contains(watcher) != true { jobWatchers[id, default: []].append(watcher) }
     }
 

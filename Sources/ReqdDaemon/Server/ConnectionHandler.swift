@@ -27,6 +27,11 @@ final class ConnectionHandler: ChannelDuplexHandler {
     typealias OutboundOut = [OutboundMessage]
 
     private static let nextID = Atomic<UInt64>(1)
+    /// The most requests of one connection in progress at once (handed over, reply not yet
+    /// written): past it, its lines wait unread until replies go out. Replies a job's end or the
+    /// store holds back (`wait`, a `list` in slices, `status` with attempts) cost no bytes on
+    /// the socket, so `socket.max_pending_bytes` alone would let a client pile them up.
+    static let maxInProgress = 4_096
 
     private let loop: SchedulerLoop
     private let outbound: OutboundQueue
@@ -104,7 +109,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
     /// down below `socket.max_pending_bytes`: a client that sends requests without reading the
     /// replies stops itself, and its replies never pile up here.
     func read(context: ChannelHandlerContext) {
-        guard frames.isEmpty, context.channel.isWritable else {
+        guard frames.isEmpty, context.channel.isWritable, activity.unanswered < Self.maxInProgress else {
             readHeld = true
             return
         }
@@ -130,7 +135,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        while !frames.isEmpty { handOver(context: context) }
+        // What the client sent before it closed still counts (a last `cancel`), cap or not.
+        while !frames.isEmpty { handOver(context: context, capped: false) }
         if let uid = counted {
             counted = nil
             quota.release(uid)
@@ -156,6 +162,15 @@ final class ConnectionHandler: ChannelDuplexHandler {
 
     func flush(context: ChannelHandlerContext) {
         context.flush()
+        if activity.unanswered < Self.maxInProgress, !frames.isEmpty || readHeld, !continuing {
+            // Replies went out below the cap: the lines held for it go on, after this write.
+            continuing = true
+            yield.next {
+                self.continuing = false
+                self.handOverBudget(context: context)
+                self.closeIfDone(context: context)
+            }
+        }
         closeIfDone(context: context)
     }
 
@@ -167,30 +182,32 @@ final class ConnectionHandler: ChannelDuplexHandler {
         guard context.channel.isWritable else { return }
         handOver(context: context)
         if !frames.isEmpty {
-            guard !continuing else { return }
+            // At the cap, the write of a reply brings the next budget (`flush`).
+            guard !continuing, activity.unanswered < Self.maxInProgress else { return }
             continuing = true
             yield.next {
                 self.continuing = false
                 self.handOverBudget(context: context)
                 self.closeIfDone(context: context)
             }
-        } else if readHeld, context.channel.isWritable {
+        } else if readHeld, context.channel.isWritable, activity.unanswered < Self.maxInProgress {
             readHeld = false
             context.read()
         }
     }
 
-    /// Decodes up to one turn's budget of the waiting lines and hands their requests to the loop;
+    /// Decodes up to one turn's budget of the waiting lines (fewer at the cap on requests in
+    /// progress, unless `capped` is false) and hands their requests to the loop;
     /// a line that is not a request gets its error reply queued after the replies of the lines before
     /// it. Then the owed round of writes goes out at once (`OutboundQueue.roundNow()`).
     ///
     /// Lines are taken out one at a time: a write can close the connection, and `channelInactive`
     /// then hands over whatever is left from inside this loop.
-    private func handOver(context: ChannelHandlerContext) {
+    private func handOver(context: ChannelHandlerContext, capped: Bool = true) {
         guard !frames.isEmpty else { return }
         var requests: [SchedulerEvent] = []
         var taken = 0
-        while taken < loop.turnBudget, let frame = frames.popFirst() {
+        while taken < loop.turnBudget, !capped || activity.unanswered < Self.maxInProgress, let frame = frames.popFirst() {
             taken += 1
             let failure: Response
             switch frame {

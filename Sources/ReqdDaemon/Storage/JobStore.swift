@@ -326,20 +326,18 @@ public final class JobStore: @unchecked Sendable {
         if pending.withLock({ !$0.batches.isEmpty }) { drain() }
     }
 
-    /// Waits until every submitted batch has been written (or has failed), and tries again the
-    /// changes an earlier failed commit left, so that a stop after the disk came back loses none.
+    /// Waits until every submitted batch has been written (or has failed).
     public func flush() {
-        queue.sync {
-            catchUp()
-            if !unwritten.isEmpty { drain(retrying: true) }
-        }
+        queue.sync { catchUp() }
     }
 
-    /// Flushes and closes the database.
+    /// Flushes and closes the database. The changes an earlier failed commit left are tried once
+    /// more, even with no batch after them, so that a stop after the disk came back loses none.
     public func close() {
         lease.withLock { $0?.cancel() }
         flush()
         queue.sync {
+            if !unwritten.isEmpty { drain(retrying: true) }
             closed = true
             backend.close()
         }
@@ -360,6 +358,11 @@ public final class JobStore: @unchecked Sendable {
         guard !batches.isEmpty || retrying else { return }
         let changes = unwritten + batches.flatMap(\.changes)
         let barriers = batches.flatMap(\.barriers)
+        // A retry alone releases nothing and refuses nothing: no one is told of it.
+        let told = !batches.isEmpty
+        func onCommit(_ barriers: [CommitToken], _ failure: String?) {
+            if told { self.onCommit(barriers, failure) }
+        }
         guard !closed else { return onCommit(barriers, "the store is closed") }
         let notices = batches.flatMap(\.notices).map { StoreStatement("SELECT pg_notify(current_schema(), ?1)", [.text($0)]) }
         let split = Self.withholding(changes, awaitingRow: awaitingRow)

@@ -184,7 +184,7 @@ struct WireObject {
     func optionalWallTime(_ name: StaticString) throws(WireDecodingFailure) -> WallTime? {
         guard let text = try optionalString(name) else { return nil }
         guard let value = WallTime(rfc3339: text) else {
-            throw .invalid(path: fieldPath(name), description: "'\(text)' is not an RFC 3339 date-time")
+            throw .invalid(path: fieldPath(name), description: "'\(text)' is not an RFC 3339 date-time between 1678 and 2262")
         }
         return value
     }

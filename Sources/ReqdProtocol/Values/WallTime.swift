@@ -95,7 +95,10 @@ public struct WallTime: Hashable, Comparable, Sendable, Codable {
         parts.tm_min = Int32(minute)
         parts.tm_sec = Int32(second)
         let epochSeconds = Int64(timegm(&parts)) - Int64(offsetSeconds)
-        self.init(nanosecondsSinceEpoch: epochSeconds * 1_000_000_000 + fraction)
+        // Nanoseconds since 1970 in 64 bits reach from 1677 to 2262: a time outside is refused.
+        let (whole, overflow) = epochSeconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflow, whole <= Int64.max - fraction else { return nil }
+        self.init(nanosecondsSinceEpoch: whole + fraction)
     }
 
     public init(from decoder: any Decoder) throws {
@@ -103,7 +106,7 @@ public struct WallTime: Hashable, Comparable, Sendable, Codable {
         let text = try container.decode(String.self)
         guard let value = WallTime(rfc3339: text) else {
             throw DecodingError.dataCorruptedError(
-                in: container, debugDescription: "'\(text)' is not an RFC 3339 date-time")
+                in: container, debugDescription: "'\(text)' is not an RFC 3339 date-time between 1678 and 2262")
         }
         self = value
     }
