@@ -137,6 +137,47 @@ struct NetworkHoldTests {
         #expect(h.armed == nil)
     }
 
+    @Test("a probe that finds its target still unreachable keeps its place: the release goes in the order held; offline_since follows the targets still down")
+    func failedProbeKeepsItsPlace() throws {
+        var h = Harness()
+        let ids = h.heldJobs(4)
+        let first = try #require(h.handle(.networkChanged).sends.first)
+        #expect(first.job == JobID(ids[0]))
+        _ = h.unreachable(first)
+        let again = try #require(h.handle(.networkChanged).sends.first)
+        #expect(again.job == JobID(ids[0]), "the oldest held job is the probe again")
+        _ = h.unreachable(again)
+        // Another target goes down later; when the first comes back, offline_since is the other's.
+        h.advance(10 * second)
+        let downAt = h.now.wall
+        _ = h.heldJobs(1, url: "http://10.77.0.2:8080/orders")
+        let probes = h.handle(.networkChanged).sends
+        let probe = try #require(probes.first { $0.job == JobID(ids[0]) })
+        _ = h.handle(.httpFinished(probe.job, attempt: probe.attempt, .response(HTTPAnswer(status: 200))))
+        for other in probes where other.job != probe.job { _ = h.unreachable(other) }
+        #expect(h.summary()?.network.offlineSince == downAt)
+        let sent = h.sendsUntilQuiet().map(\.send.job).filter { ids.contains($0.rawValue) }
+        #expect(sent == ids.dropFirst().map(JobID.init), "in the order they were held")
+    }
+
+    @Test("an overdue on_expire request held behind an outage takes one catch-up slot, in the order it was held")
+    func overdueHookHeldOnce() throws {
+        var h = Harness()
+        let ids = h.heldJobs(2)
+        let hook = RequestSpec(method: "POST", url: down, body: "{}", maxAttempts: 3)
+        _ = h.request(.registerCountdown(CountdownSpec(key: "hooked", durationMs: 1_000, onExpire: hook)))
+        // The machine slept: the expiry comes 3 s late, and its hook is held behind the others.
+        h.advance(4 * second)
+        let woke = h.handle(.timerFired)
+        let probe = try #require(woke.sends.first { $0.job == JobID(ids[0]) })
+        let start = h.now.instant
+        let back = h.handle(.httpFinished(probe.job, attempt: probe.attempt, .response(HTTPAnswer(status: 200))))
+        let sent = h.sendsUntilQuiet(first: back).filter { $0.send.request.url == down }
+        #expect(sent.count == 2, "\(sent.map(\.send.job))")
+        #expect(sent.first?.send.job == JobID(ids[1]))
+        #expect(sent.map { $0.at.nanoseconds(since: start) } == [0, 20 * ms], "the hook goes in its release slot, not a second one")
+    }
+
     @Test("attempts still out to a target found unreachable are aborted and held, and get their attempt back")
     func strandedAttempts() throws {
         var h = Harness()

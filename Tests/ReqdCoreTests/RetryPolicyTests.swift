@@ -66,6 +66,21 @@ struct RetryPolicyTests {
         }
     }
 
+    @Test("a reload's request.max_retry_after caps the Retry-After of jobs registered before it")
+    func retryAfterCapReloads() throws {
+        var h = Harness()
+        let (_, effects) = h.submitted(spec())
+        var configuration = h.scheduler.configuration
+        configuration.maxRetryAfterNanos = 60 * second
+        _ = h.handle(.reconfigure(configuration))
+        let start = h.now.instant
+        let after = h.answer(try #require(effects.sends.first), status: 429, headers: [HTTPHeader(name: "Retry-After", value: "3600")])
+        let following = h.nextSend(after: after)
+        _ = try #require(following)
+        #expect(h.now.instant.nanoseconds(since: start) <= 60 * second, "capped at the reloaded minute, not the 10 minutes of registration")
+        #expect(h.now.instant.nanoseconds(since: start) >= 60 * second)
+    }
+
     @Test("Retry-After as an HTTP date is honoured")
     func retryAfterDate() throws {
         var h = Harness()

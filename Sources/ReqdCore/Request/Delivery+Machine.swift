@@ -46,7 +46,7 @@ extension Delivery {
         _ outcome: HTTPOutcome, address: String?, at now: ClockReading, jitter: Double, configuration: SchedulerConfiguration
     ) -> JobAction {
         let (number, started) = (attempts, nextAttempt)
-        let (step, answer) = finish(outcome, at: now, random: jitter, holding: true)
+        let (step, answer) = finish(outcome, at: now, random: jitter, holding: true, maxRetryAfter: configuration.maxRetryAfterNanos)
         if case .held(let why) = step { return hold(why) }
         var action = JobAction(network: .reachable, result: answer.map { $0.kept(configuration.resultBodyBytes) })
         action.attempt = AttemptInfo(number: number, started: started, outcome, address: address, at: now)

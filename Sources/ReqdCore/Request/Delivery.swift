@@ -16,8 +16,6 @@ public struct Delivery: Sendable, Hashable {
     public var parent: JobID?
     /// The statuses worth another attempt.
     public var retryOn = RetryStatuses.standard
-    /// The longest wait a `Retry-After` header may ask for.
-    public var maxRetryAfter: Int64 = 600 * 1_000_000_000
     /// Requests that report the outcome, as request jobs of their own.
     public var onSuccess: Box<Delivery>?
     public var onFailure: Box<Delivery>?
@@ -90,9 +88,10 @@ public struct Delivery: Sendable, Hashable {
     /// Records the end of the attempt out now and says what follows; `random` in [0, 1) draws the jitter.
     ///
     /// With `holding`, an unreachable network gives back the attempt and asks to be `held`;
-    /// without it (group members), it is an ordinary failure.
+    /// without it (group members), it is an ordinary failure. `maxRetryAfter` is the longest wait
+    /// a `Retry-After` header may ask for, as configured now (`request.max_retry_after`).
     public mutating func finish(
-        _ outcome: HTTPOutcome, at now: ClockReading, random: Double, holding: Bool = false
+        _ outcome: HTTPOutcome, at now: ClockReading, random: Double, holding: Bool = false, maxRetryAfter: Int64 = 0
     ) -> (step: Step, answer: HTTPAnswer?) {
         inFlight = false
         requestDeadline = nil
@@ -122,7 +121,7 @@ public struct Delivery: Sendable, Hashable {
             let why = attempts > 1 ? "\(attempts) attempts failed; the last: \(failure)" : failure
             return (.failed(why, exhausted: true), answer)
         }
-        nextAttempt = now.instant.advanced(by: max(backoff(random: random), retryAfter(answer, at: now) ?? 0))
+        nextAttempt = now.instant.advanced(by: max(backoff(random: random), retryAfter(answer, at: now, cap: maxRetryAfter) ?? 0))
         return (.retry(failure), answer)
     }
 
@@ -134,11 +133,11 @@ public struct Delivery: Sendable, Hashable {
         requestDeadline = now.advanced(by: timeout)
     }
 
-    /// The wait an answer's `Retry-After` asks for (seconds, or an HTTP date), capped at `maxRetryAfter`.
-    func retryAfter(_ answer: HTTPAnswer?, at now: ClockReading) -> Int64? {
+    /// The wait an answer's `Retry-After` asks for (seconds, or an HTTP date), capped at `cap`.
+    func retryAfter(_ answer: HTTPAnswer?, at now: ClockReading, cap: Int64) -> Int64? {
         // Only a job that keeps its answer's headers (a request job, not a group member) waits as
         // its own `Retry-After` asks; the header's pause of the whole target is the scheduler's.
         guard answer?.headers != nil else { return nil }
-        return answer?.retryAfterNanos(at: now, cap: maxRetryAfter)
+        return answer?.retryAfterNanos(at: now, cap: cap)
     }
 }

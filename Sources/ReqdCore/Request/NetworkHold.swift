@@ -11,8 +11,10 @@ struct NetworkHold: Sendable {
     struct Target: Sendable {
         /// Held jobs, each with the order it was held in.
         var jobs = ShardedDictionary<JobID, UInt64>(shrinksOnRemoval: true)
-        /// The job sent as this target's probe, while it is out.
+        /// The job sent as this target's probe, while it is out, and the order it was held in:
+        /// a probe that finds the target still unreachable keeps its place.
         var probe: JobID?
+        var probeSequence: UInt64 = 0
         /// Why the target was found unreachable.
         var error: String
         /// When it was found unreachable.
@@ -26,11 +28,14 @@ struct NetworkHold: Sendable {
         mutating func hold(_ job: JobID, owner: UInt32, sequence: UInt64, why: String, heldJobs: inout Int) {
             if probe == job {
                 probe = nil
-            } else if jobs[job] == nil {
-                owners[owner, default: 0] += 1
-                heldJobs += 1
+                jobs[job] = probeSequence
+            } else {
+                if jobs[job] == nil {
+                    owners[owner, default: 0] += 1
+                    heldJobs += 1
+                }
+                jobs[job] = sequence
             }
-            jobs[job] = sequence
             error = why
         }
     }
@@ -39,7 +44,7 @@ struct NetworkHold: Sendable {
 
     var targets: [String: Target] = [:]
     /// When the first target still unreachable became so.
-    var offlineSince: Instant?
+    var offlineSince: Instant? { targets.values.lazy.map(\.since).min() }
     /// The wait before the next timed probe round.
     var probeDelay = firstProbeDelay
     private var sequence: UInt64 = 0
@@ -56,7 +61,6 @@ struct NetworkHold: Sendable {
     /// Holds a job; returns whether its target was reachable until now.
     mutating func hold(_ job: JobID, owner: UInt32, origin: String, why: String, at now: Instant) -> Bool {
         sequence += 1
-        if offlineSince == nil { offlineSince = now }
         let isNew = targets[origin] == nil
         // Changed in place: a copy of the target would copy every job it holds.
         targets[origin, default: Target(error: why, since: now)].hold(job, owner: owner, sequence: sequence, why: why, heldJobs: &heldJobs)
@@ -68,10 +72,11 @@ struct NetworkHold: Sendable {
         var probes: [JobID] = []
         for origin in targets.keys.sorted() {
             guard let target = targets[origin], target.probe == nil,
-                let oldest = target.jobs.min(by: { $0.value < $1.value })?.key
+                let (oldest, held) = target.jobs.min(by: { $0.value < $1.value })
             else { continue }
             targets[origin]?.jobs[oldest] = nil
             targets[origin]?.probe = oldest
+            targets[origin]?.probeSequence = held
             probes.append(oldest)
         }
         return probes
@@ -106,7 +111,6 @@ struct NetworkHold: Sendable {
     func heldJobs(ownedBy owner: UInt32) -> Int { targets.values.reduce(0) { $0 + ($1.owners[owner] ?? 0) } }
 
     private mutating func clear() {
-        offlineSince = nil
         probeDelay = Self.firstProbeDelay
     }
 }

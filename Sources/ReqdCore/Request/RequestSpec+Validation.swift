@@ -23,7 +23,6 @@ extension RequestSpec {
             request: request, maxAttempts: maxAttempts, backoffMin: backoffMin, backoffMax: backoffMax, parent: nil,
             firstAttempt: firstAttempt)
         if let retryOn { delivery.retryOn = try RetryStatuses(parsing: retryOn) }
-        delivery.maxRetryAfter = limits.maxRetryAfterNanos
         return delivery
     }
 

@@ -40,6 +40,8 @@ extension Scheduler {
         for held in released {
             guard table[held]?.isActive == true, table.deliveries[held]?.machine.held == true else { continue }
             last = catchup.take(origin, at: now.instant, rate: rate)
+            // This slot is its catch-up: an overdue `on_expire` request held on the way takes no second one.
+            table.deliveries[held]?.machine.catchUp = false
             if let action = table.deliveries[held]?.machine.release(at: last) { perform(action, for: held, at: now, into: &effects) }
         }
         let over = DurationText.format(nanoseconds: last.nanoseconds(since: now.instant))

@@ -10,6 +10,8 @@ public struct DeliverySettings: Sendable, Hashable, Codable {
     public var parent: String?
     /// The statuses retried, when not the standard ones.
     public var retryOn: [String]? = nil
+    /// Written by earlier versions and no longer read: a job's `Retry-After` cap is the daemon's
+    /// `request.max_retry_after` as configured now, reloads included.
     public var maxRetryAfterNanos: Int64? = nil
     /// The `on_success` and `on_failure` reports, by `success` and `failure`.
     public var reports: [String: DeliverySettings]? = nil
@@ -32,7 +34,7 @@ extension DeliverySettings {
         self.init(
             request: delivery.request, maxAttempts: delivery.maxAttempts, backoffMinNanos: delivery.backoffMin,
             backoffMaxNanos: delivery.backoffMax, parent: delivery.parent?.rawValue,
-            retryOn: delivery.retryOn == .standard ? nil : delivery.retryOn.entries, maxRetryAfterNanos: delivery.maxRetryAfter)
+            retryOn: delivery.retryOn == .standard ? nil : delivery.retryOn.entries, maxRetryAfterNanos: nil)
         var reports: [String: DeliverySettings] = [:]
         reports["success"] = delivery.onSuccess.map { DeliverySettings($0.value) }
         reports["failure"] = delivery.onFailure.map { DeliverySettings($0.value) }
@@ -45,7 +47,6 @@ extension DeliverySettings {
             request: request, maxAttempts: maxAttempts, backoffMin: backoffMinNanos, backoffMax: backoffMaxNanos,
             parent: parent.map(JobID.init), firstAttempt: start)
         if let retryOn, let statuses = try? RetryStatuses(parsing: retryOn) { delivery.retryOn = statuses }
-        if let maxRetryAfterNanos { delivery.maxRetryAfter = maxRetryAfterNanos }
         delivery.onSuccess = reports?["success"].map { Box($0.delivery(firstAttempt: start)) }
         delivery.onFailure = reports?["failure"].map { Box($0.delivery(firstAttempt: start)) }
         return delivery
