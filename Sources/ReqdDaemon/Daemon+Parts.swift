@@ -14,11 +14,14 @@ extension Daemon {
         var metrics: MetricsEndpoint?
         var lock: StateDirectoryLock?
 
-        /// Takes down whatever is up, each part after those that feed it: the listeners first (the
+        /// Takes down whatever is up, each part after those that feed it: the commits under way
+        /// first, so that the replies they owe are written before their connections close (a client
+        /// told nothing of a job that was stored might submit it again); then the listeners (the
         /// control socket's connections close, and their last events reach the loop), then the loop (its timer and
         /// monitors), the requests still on the wire, the store, flushed and closed, and last the
         /// state directory's lock. The stop counts as clean only if the store was opened.
         func tearDown() {
+            store?.flush()
             listener?.close()
             metrics?.close()
             loop.stop()

@@ -67,6 +67,7 @@ struct ReqdCommand: ParsableCommand {
         let configuration: Configuration
         do {
             configuration = try loader.load()
+            try configuration.validateForStart()
         } catch {
             FileHandle.standardError.write(Data("reqd: invalid configuration: \(error.message)\n".utf8))
             throw ExitCode(78)  // EX_CONFIG

@@ -163,5 +163,14 @@ struct BinaryTests {
         #expect(unknown.stderr.contains("jobs.max_actve"))
         let usage = try Binaries.run(Binaries.reqd, ["--set", "jobs.max_active", "--check-config"])
         #expect(usage.status == 64)
+        // What start-up would refuse, --check-config refuses too.
+        for (setting, key) in [
+            (["storage.backend=postgres"], "storage.postgres_url"), (["socket.group=no-such-group-here"], "socket.group"),
+            (["socket.path=/run/reqd-test.sock", "metrics.listen=/run/reqd-test.sock"], "metrics.listen"),
+        ] {
+            let refused = try Binaries.run(Binaries.reqd, setting.flatMap { ["--set", $0] } + ["--check-config"])
+            #expect(refused.status == 78, "\(setting): \(refused.stderr)")
+            #expect(refused.stderr.contains(key), "\(setting): \(refused.stderr)")
+        }
     }
 }

@@ -139,8 +139,10 @@ struct SigningBinaryTests {
         defer { elsewhere.shutdown() }
         let server = try TestHTTPServer { record in
             if record.path == "/same" { return TestHTTPServer.Reply(body: "{}") }
-            var reply = TestHTTPServer.Reply(status: 307, body: "")
-            reply.headers.append(("Location", record.path == "/away" ? elsewhere.url("/caught") : "/same"))
+            // /away-305 answers 305, and so on: every status the client follows, 304 and 305 too.
+            let status = Int(record.path.split(separator: "-").last ?? "") ?? 307
+            var reply = TestHTTPServer.Reply(status: status, body: "")
+            reply.headers.append(("Location", record.path.hasPrefix("/away") ? elsewhere.url("/caught") : "/same"))
             return reply
         }
         defer { server.shutdown() }
@@ -149,10 +151,13 @@ struct SigningBinaryTests {
         let (_, file) = try signedTarget(server, in: directory)
         let daemon = try DaemonProcess(directory: directory, extraArguments: ["--config", file])
         defer { daemon.stop() }
-        let refused = try Binaries.client(["submit", "POST", server.url("/away"), "--data", "{}", "--max-attempts", "1", "--wait"], socket: daemon.socket, timeout: 15)
-        #expect(refused.status != 0)
-        #expect(refused.stdout.contains("refused to follow a redirect to 127.0.0.1:\(elsewhere.port)"), "\(refused.stdout)")
-        #expect(elsewhere.records.isEmpty, "the other origin got nothing")
+        for status in [307, 301, 305, 304] {
+            let refused = try Binaries.client(
+                ["submit", "POST", server.url("/away-\(status)"), "--data", "{}", "--max-attempts", "1", "--wait"], socket: daemon.socket, timeout: 15)
+            #expect(refused.status != 0, "\(status)")
+            #expect(refused.stdout.contains("refused to follow a redirect to 127.0.0.1:\(elsewhere.port)"), "\(status): \(refused.stdout)")
+            #expect(elsewhere.records.isEmpty, "the other origin got nothing after a \(status)")
+        }
         let followed = try Binaries.client(["submit", "POST", server.url("/here"), "--data", "{}", "--max-attempts", "1", "--wait"], socket: daemon.socket, timeout: 15)
         #expect(followed.status == 0, "a redirect within the origin is followed: \(followed.stdout)")
         #expect(server.records(path: "/same").first?.header("webhook-signature") != nil)

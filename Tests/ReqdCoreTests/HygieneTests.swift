@@ -117,12 +117,12 @@ struct HygieneTests {
             }
             #expect(reply.job.state == .cancelled && reply.job.reason == .requested, "\(reply.job)")
             #expect(registered.sends.isEmpty, "nothing goes on the wire")
-            #expect(h.storedRecords.first { $0.id == reply.job.id }?.state == .cancelled)
             let done = h.handle(.commitCompleted(h.pendingBarriers.removeFirst(), failure: nil))
             guard case .success(.cancelled(let result)) = done.replies.first?.result else {
                 Issue.record("no reply to the cancel: \(done)")
                 continue
             }
+            #expect(h.storedRecords.first { $0.id == reply.job.id }?.state == .cancelled, "on disk once the cancel is answered")
             #expect(result.cancelled == [reply.job.id])
             #expect(h.scheduler.activeJobCount == 0)
             #expect(h.scheduler.job(JobID(reply.job.id))?.state == .cancelled)

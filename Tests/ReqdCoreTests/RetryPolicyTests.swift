@@ -165,6 +165,25 @@ struct RetryPolicyTests {
         #expect(answered.scheduler.job(JobID(other.job.id))?.result == nil, "an active job has no answer that ended it")
     }
 
+    @Test("a reload of request.dead_retention moves the dead letters already kept: shorter, they go at their end plus the new retention; longer, they stay")
+    func deadRetentionReloads() throws {
+        for (newRetention, goneAfter) in [(3_600 * second, 3_600 * second), (14 * 86_400 * second, 14 * 86_400 * second)] {
+            var h = Harness()
+            let (reply, effects) = h.submitted(spec(maxAttempts: 1))
+            let id = JobID(reply.job.id)
+            _ = h.handle(.httpFinished(id, attempt: try #require(effects.sends.first).attempt, .failure("connection refused")))
+            #expect(h.scheduler.job(id)?.state == .dead)
+            let diedAt = h.now.instant
+            h.advance(60 * second)
+            var configuration = h.scheduler.configuration
+            configuration.deadRetentionNanos = newRetention
+            _ = h.handle(.reconfigure(configuration))
+            #expect(h.armed == diedAt.advanced(by: goneAfter))
+            _ = h.fireAtArmedDeadline()
+            #expect(h.scheduler.job(id) == nil)
+        }
+    }
+
     @Test("a job whose attempts run out is dead: listed, kept for dead_retention through the timer, then gone")
     func deadLetters() throws {
         var h = Harness()

@@ -108,6 +108,18 @@ struct SubmitTests {
         }
     }
 
+    @Test("a request job's result keeps its answer's header lines up to 2 KB, in order, as its attempt log does")
+    func resultHeadersCapped() {
+        var h = Harness()
+        let (reply, _) = h.submitted(submitSpec())
+        let headers = (0..<80).map { HTTPHeader(name: "X-Filler-\($0)", value: String(repeating: "v", count: 90)) }
+        _ = h.handle(.httpFinished(JobID(reply.job.id), attempt: 1, .response(HTTPAnswer(status: 200, headers: headers))))
+        let kept = h.scheduler.job(JobID(reply.job.id))?.result?.headers ?? []
+        #expect(kept.first == "X-Filler-0: " + String(repeating: "v", count: 90))
+        #expect(kept.reduce(0) { $0 + $1.utf8.count + 1 } <= AttemptInfo.headerBytes + 1)
+        #expect(kept.count > 10 && kept.count < 80)
+    }
+
     @Test("an ephemeral request is never written to the store")
     func ephemeralNotStored() {
         var h = Harness()

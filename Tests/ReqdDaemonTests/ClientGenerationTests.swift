@@ -50,4 +50,36 @@ struct ClientGenerationTests {
         #expect(server.records(path: "/after").isEmpty)
         #expect(server.records(path: "/slow").count == 2)
     }
+
+    @Test("an attempt aborted while it waited for its host and then sent again under the same number goes out once: the stale queued copy is skipped")
+    func staleQueuedCopySkipped() throws {
+        let server = try TestHTTPServer { record in
+            // The first slot frees at 300 ms, the second at 600 ms, while /again (500 ms) is still out.
+            .init(status: 200, body: "{}", delayNanos: record.path == "/slow1" ? 300_000_000 : record.path == "/slow2" ? 600_000_000 : 500_000_000)
+        }
+        defer { server.shutdown() }
+        let ends = Mutex<[JobID]>([])
+        let done = DispatchSemaphore(value: 0)
+        var settings = HTTPSettings()
+        settings.maxConnectionsPerHost = 2
+        let executor = try HTTPExecutor(settings: settings) { job, _, _, _ in
+            ends.withLock { $0.append(job) }
+            done.signal()
+        }
+        defer { executor.shutdown() }
+        for path in ["/slow1", "/slow2"] {
+            executor.execute(HTTPSend(job: JobID("rq" + path.dropFirst()), attempt: 1, request: HTTPRequestSpec(method: "GET", url: server.url(path)), parseJSON: false))
+        }
+        let again = HTTPSend(job: JobID("rq_again"), attempt: 1, request: HTTPRequestSpec(method: "GET", url: server.url("/again")), parseJSON: false)
+        executor.execute(again)
+        // A held job gives its attempt back: the abort, then the same attempt number once more,
+        // while the first copy still waits in the host's queue.
+        executor.abort(job: again.job, attempt: again.attempt)
+        executor.execute(again)
+        for _ in 0..<3 { #expect(done.wait(timeout: .now() + 10) == .success) }
+        // Time for a second copy to reach the server, had one started when the second slot freed.
+        usleep(500_000)
+        #expect(server.records(path: "/again").count == 1)
+        #expect(ends.withLock { $0 }.map(\.rawValue).sorted() == ["rq_again", "rqslow1", "rqslow2"])
+    }
 }

@@ -50,6 +50,16 @@ struct WakeupTimerTests {
         #expect(fixture.earlyWakeups == (earlyNanos > 0 ? 1 : 0))
     }
 
+    @Test("a deadline centuries away (a dead_retention of 100000d, say) is armed without a trap, and never fires", arguments: [Int64(0), 5_000_000])
+    func centuriesAway(earlyNanos: Int64) throws {
+        let fixture = try Fixture(earlyNanos: earlyNanos)
+        defer { fixture.timer.cancel() }
+        _ = fixture.arm(ahead: 100_000 * 86_400 * 1_000_000_000)
+        _ = fixture.arm(ahead: .max)
+        usleep(50_000)
+        #expect(fixture.fired.withLock { $0 } == [])
+    }
+
     @Test("a deadline within the idle threshold is armed for its instant alone")
     func nearDeadline() throws {
         let fixture = try Fixture(earlyNanos: 800_000)

@@ -40,13 +40,14 @@ extension HTTPAnswer {
         return wait.map { min($0, cap) }
     }
 
-    /// The part of the answer a job keeps: its status and at most `limit` bytes of its body, cut
-    /// on a character boundary.
+    /// The part of the answer a job keeps: its status, its header lines up to
+    /// `AttemptInfo.headerBytes` (as an attempt's log entry keeps them, so the two share them),
+    /// and at most `limit` bytes of its body, cut on a character boundary.
     func kept(_ limit: Int) -> HTTPResult {
         var end = min(body.count, limit)
         while end > 0, end < body.count, body[end] & 0xC0 == 0x80 { end -= 1 }
         return HTTPResult(
-            status: status, headers: headers?.map { "\($0.name): \($0.value)" },
+            status: status, headers: headers.map { AttemptInfo.keptHeaders($0.map { "\($0.name): \($0.value)" }).lines },
             body: String(decoding: body[..<end], as: UTF8.self), truncated: end < body.count)
     }
 }

@@ -107,6 +107,17 @@ extension Scheduler {
         table.retentionGrew.formUnion(table.retainedByOwner.keys)
     }
 
+    /// After a reload changed `request.dead_retention`: every dead letter leaves at its end plus
+    /// the new retention, as a restart would plan it, not the one of its death.
+    mutating func replanDeadLetters(at now: ClockReading) {
+        for (key, leaf) in table.listIndex.leaves where key.state == .dead && key.group == .all {
+            for entry in leaf.elements {
+                guard let ended = table[entry.id]?.endedAt else { continue }
+                timers.set(.job(entry.id), priority: now.instant(at: ended).advanced(by: configuration.deadRetentionNanos))
+            }
+        }
+    }
+
     /// Forgets the ended jobs of owners over `limits.retained_jobs_per_user`, each one's oldest
     /// first, within what is left of the turn's share (`forgetsLeft`); uses it all up when an
     /// owner is still over, so that the next share comes soon.

@@ -161,9 +161,11 @@ public struct Scheduler: Sendable {
             finish(id, as: .cancelled, reason: replacedBy == nil ? .requested : .superseded, replacedBy: replacedBy, at: now, into: &effects)
         case .reconfigure(let configuration):
             let targetsChanged = configuration.targets != self.configuration.targets
+            let deadRetentionChanged = configuration.deadRetentionNanos != self.configuration.deadRetentionNanos
             self.configuration = configuration
             limitsChanged()
             if targetsChanged { limiter.rulesChanged(configuration.targets) }
+            if deadRetentionChanged { replanDeadLetters(at: now) }
         case .clusterAnswered(let query, let answer):
             clusterAnswered(query, answer, at: now, into: &effects)
         case .waitedJobEnded(let record):

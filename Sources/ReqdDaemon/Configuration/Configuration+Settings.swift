@@ -25,7 +25,7 @@ extension Configuration {
         Setting("socket.mode", \.socketMode, .octalMode, .restart, "the socket file's mode"),
         Setting(
             "socket.group", \.socketGroup, .textOrNone, .restart,
-            "a group to give the socket file to; empty: the daemon's own group"),
+            "a group to give the socket file to; empty: the daemon's own group. Under reqd.service the system call filter allows no `chown`, so only the daemon's own group (`reqd`) works there; reqd.socket's `SocketGroup=` gives another"),
         Setting(
             "socket.max_line_bytes", \.maxLineBytes, .integer(1_024...(64 << 20)), .reloadForNewConnections,
             "longest request line; longer gets `line_too_long`. A reload applies to new connections"),

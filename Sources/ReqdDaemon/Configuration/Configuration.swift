@@ -1,3 +1,4 @@
+import Glibc
 import Logging
 import ReqdCore
 import ReqdProtocol
@@ -83,6 +84,22 @@ public struct Configuration: Sendable, Equatable {
         }
         guard let setting = Self.settingsByKey[key] else { throw .unknownSetting(key) }
         try setting.set(value, in: &self)
+    }
+
+    /// Checks what a start would refuse beyond `validate()`: settings that need another (a
+    /// PostgreSQL store needs its URL) or this machine (a socket group that exists). `reqd` calls
+    /// it before it starts and for `--check-config`, so both refuse such a file with exit 78. Not
+    /// part of `validate()`, which a reload and each key alone go through.
+    public func validateForStart() throws(DaemonError) {
+        if storage.backend == .postgres, storage.postgresAddress == nil {
+            throw .invalidSetting("storage.postgres_url", "must be set when storage.backend is postgres")
+        }
+        if let group = socketGroup, !group.isEmpty, getgrnam(group) == nil {
+            throw .invalidSetting("socket.group", "names no group on this machine: '\(group)'")
+        }
+        if let socketPath, case .unix(let path) = metricsListen, path == socketPath {
+            throw .invalidSetting("metrics.listen", "must not be the control socket's path, \(socketPath)")
+        }
     }
 
     /// Checks relations between settings.

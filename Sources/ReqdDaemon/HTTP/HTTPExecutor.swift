@@ -34,19 +34,30 @@ public final class HTTPExecutor: Sendable {
         var attempt: UInt32
     }
 
-    /// Requests per host: how many the client has, and which wait their turn.
+    /// Requests per host: how many the client has, and which wait their turn, each with its ticket.
     struct HostQueue {
         var running = 0
-        var waiting = CircularBuffer<HTTPSend>()
+        var waiting = CircularBuffer<(send: HTTPSend, ticket: UInt64)>()
     }
 
+    /// Where an attempt is, under the ticket its `execute` got: the same job and attempt number
+    /// may be sent again (a held job gets its attempt back), and a stale copy of it still queued
+    /// or starting must neither start nor report.
     enum Slot {
-        case waiting(host: Substring)
-        case running(HTTPClient.Task<HTTPClient.Response>)
+        case waiting(host: Substring, ticket: UInt64)
+        case starting(ticket: UInt64)
+        case running(HTTPClient.Task<HTTPClient.Response>, ticket: UInt64)
+
+        var ticket: UInt64 {
+            switch self {
+            case .waiting(_, let ticket), .starting(let ticket), .running(_, let ticket): ticket
+            }
+        }
     }
 
     struct State {
         var slots: [Attempt: Slot] = [:]
+        var nextTicket: UInt64 = 1
         var hosts: [Substring: HostQueue] = [:]
         /// The clients new requests go through.
         var clients: ClientGeneration
@@ -142,23 +153,37 @@ public final class HTTPExecutor: Sendable {
         let host = RequestURL.origin(send.request.url)
         let key = Attempt(job: send.job, attempt: send.attempt)
         let limit = perHostLimit.load(ordering: .relaxed)
-        let startNow = state.withLock { state -> Bool in
+        let (startNow, ticket) = state.withLock { state -> (Bool, UInt64) in
+            let ticket = state.nextTicket
+            state.nextTicket += 1
             // Mutated in place: a copy of the queue would copy its whole buffer.
             if state.hosts[host, default: HostQueue()].running < limit, state.hosts[host, default: HostQueue()].waiting.isEmpty {
                 state.hosts[host, default: HostQueue()].running += 1
-                return true
+                state.slots[key] = .starting(ticket: ticket)
+                return (true, ticket)
             }
-            state.hosts[host, default: HostQueue()].waiting.append(send)
-            state.slots[key] = .waiting(host: host)
-            return false
+            state.hosts[host, default: HostQueue()].waiting.append((send, ticket))
+            state.slots[key] = .waiting(host: host, ticket: ticket)
+            return (false, ticket)
         }
-        if startNow { start(send, host: host) }
+        if startNow { start(send, host: host, ticket: ticket) }
+    }
+
+    /// Takes the slot of a start that has not been aborted, for its end to be reported; false
+    /// when an abort (or a later send of the same attempt) took it.
+    private func takeStarting(_ key: Attempt, ticket: UInt64) -> Bool {
+        state.withLock { state in
+            guard case .starting(ticket)? = state.slots[key] else { return false }
+            state.slots[key] = nil
+            return true
+        }
     }
 
     /// Hands a request to the client; on its end, reports it and starts the host's next one.
-    private func start(_ send: HTTPSend, host: Substring) {
+    private func start(_ send: HTTPSend, host: Substring, ticket: UInt64) {
+        let key = Attempt(job: send.job, attempt: send.attempt)
         guard mayStart() else {
-            state.withLock { _ = $0.slots.removeValue(forKey: Attempt(job: send.job, attempt: send.attempt)) }
+            _ = takeStarting(key, ticket: ticket)
             return
         }
         // While descriptors are short, a request that could not open a connection is not handed
@@ -166,14 +191,13 @@ public final class HTTPExecutor: Sendable {
         // target, and its first request after the shortage would wait out up to a minute of it.
         if descriptorsShort.load(ordering: .relaxed) {
             guard Self.hasSpareDescriptor() else {
-                let key = Attempt(job: send.job, attempt: send.attempt)
-                state.withLock { _ = $0.slots.removeValue(forKey: key) }
+                let wanted = takeStarting(key, ticket: ticket)
                 let why = Self.describe(IOError(errnoCode: EMFILE, reason: "socket"), settings: settings)
                 // From the event loop, as every other end: never from inside `execute`, and the
                 // host's next request starts from there too, not by recursion here.
                 group.next().execute {
                     self.finished(host: host)
-                    self.report(key, .unreachable(why), since: nil)
+                    if wanted { self.report(key, .unreachable(why), since: nil) }
                 }
                 return
             }
@@ -195,10 +219,14 @@ public final class HTTPExecutor: Sendable {
                 body: send.request.body.map { .bytes($0) }, tlsConfiguration: try send.tls.map(tlsConfiguration(for:)))
         } catch {
             finished(host: host)
-            report(Attempt(job: send.job, attempt: send.attempt), .failure(Self.describe(error, settings: settings)), since: nil)
+            if takeStarting(key, ticket: ticket) { report(key, .failure(Self.describe(error, settings: settings)), since: nil) }
             return
         }
-        let key = Attempt(job: send.job, attempt: send.attempt)
+        // An abort before the request goes to the client: it never goes.
+        guard state.withLock({ if case .starting(ticket)? = $0.slots[key] { true } else { false } }) else {
+            finished(host: host)
+            return
+        }
         // No per-request deadline here: the scheduler times requests out from its own heap and
         // aborts them. A deadline per request would put one timer per queued request in NIO.
         let delegate = HopRecordingDelegate(
@@ -212,11 +240,22 @@ public final class HTTPExecutor: Sendable {
         let started = SystemClock.now().instant
         recorder.expect(AttemptAddressRecorder.tag(job: key.job.rawValue, attempt: key.attempt), pace: send.pace)
         let task = via.execute(request: request, delegate: delegate)
-        state.withLock { $0.slots[key] = .running(task) }
+        let kept = state.withLock { state -> Bool in
+            guard case .starting(ticket)? = state.slots[key] else { return false }
+            state.slots[key] = .running(task, ticket: ticket)
+            return true
+        }
+        // Aborted while it was being handed over: cancelled now, and its end not reported.
+        if !kept { task.cancel() }
         let (parseJSON, keepHeaders) = (send.parseJSON, send.keepHeaders)
         task.futureResult.whenComplete { result in
-            let (wanted, done) = self.state.withLock { state in
-                (state.slots.removeValue(forKey: key) != nil, Self.ended(clients.number, in: &state))
+            let (wanted, done) = self.state.withLock { state -> (Bool, ClientGeneration?) in
+                var wanted = false
+                if case .running(_, ticket)? = state.slots[key] {
+                    state.slots[key] = nil
+                    wanted = true
+                }
+                return (wanted, Self.ended(clients.number, in: &state))
             }
             if let done { Self.shutDown(done) }
             self.finished(host: host)
@@ -258,22 +297,24 @@ public final class HTTPExecutor: Sendable {
     /// of its requests ended.
     func startWaiting(host: Substring, freed: Int) {
         let limit = perHostLimit.load(ordering: .relaxed)
-        let next = state.withLock { state -> [HTTPSend] in
+        let next = state.withLock { state -> [(send: HTTPSend, ticket: UInt64)] in
             // Only the count: a copy of the queue would make the pops below copy its buffer.
             guard var running = state.hosts[host]?.running else { return [] }
             running -= freed
-            var next: [HTTPSend] = []
-            // Skip requests aborted while they waited.
-            while running < limit, let send = state.hosts[host]?.waiting.popFirst() {
-                guard state.slots[Attempt(job: send.job, attempt: send.attempt)] != nil else { continue }
-                next.append(send)
+            var next: [(send: HTTPSend, ticket: UInt64)] = []
+            // Skip requests aborted while they waited, and stale copies of an attempt sent again.
+            while running < limit, let waiting = state.hosts[host]?.waiting.popFirst() {
+                let key = Attempt(job: waiting.send.job, attempt: waiting.send.attempt)
+                guard case .waiting(_, waiting.ticket)? = state.slots[key] else { continue }
+                state.slots[key] = .starting(ticket: waiting.ticket)
+                next.append(waiting)
                 running += 1
             }
             state.hosts[host]?.running = running
             if running == 0 { state.hosts[host] = nil }
             return next
         }
-        for send in next { start(send, host: host) }
+        for waiting in next { start(waiting.send, host: host, ticket: waiting.ticket) }
     }
 
     /// Whether a descriptor can be opened now.
@@ -320,7 +361,7 @@ public final class HTTPExecutor: Sendable {
     /// Cancels a request: on the wire when it is out, from the queue when it waits. Its end is not reported.
     public func abort(job: JobID, attempt: UInt32) {
         let slot = state.withLock { $0.slots.removeValue(forKey: Attempt(job: job, attempt: attempt)) }
-        guard case .running(let task) = slot else { return }
+        guard case .running(let task, _) = slot else { return }
         task.cancel()
         if let address = recorder.take(AttemptAddressRecorder.tag(job: job.rawValue, attempt: attempt)) {
             onAbortedAddress?(job, attempt, address)
@@ -337,7 +378,7 @@ public final class HTTPExecutor: Sendable {
             }
             return (Array(state.slots.values), [state.clients] + Array(state.retired.values))
         }
-        for case .running(let task) in slots { task.cancel() }
+        for case .running(let task, _) in slots { task.cancel() }
         for client in clients.flatMap(\.all) { try? client.syncShutdown() }
         gate?.close()
         try? group.syncShutdownGracefully()

@@ -35,8 +35,9 @@ public final class HopRecordingDelegate: HTTPClientResponseDelegate {
         self.sameOriginOnly = sameOriginOnly
     }
 
-    /// The statuses the client follows when it follows redirects.
-    static let followed: Set<UInt> = [301, 302, 303, 307, 308]
+    /// The statuses the client follows when it follows redirects: AsyncHTTPClient's
+    /// `extractRedirectTarget` follows 304 and 305 with a `Location` too.
+    static let followed: Set<UInt> = [301, 302, 303, 304, 305, 307, 308]
 
     /// `host:port` of the last place the request went or was redirected to.
     public var lastHop: String? { Self.hostPort(hop.withLock { $0 }) }

@@ -75,7 +75,9 @@ final class WakeupTimer {
         case .arm(let instant):
             // A deadline already passed fires at once: an absolute time in the past expires now.
             let ahead = max(0, instant.nanoseconds(since: now.instant))
-            let wall = max(1, now.wall.nanosecondsSinceEpoch + ahead)
+            // A deadline centuries away (a setting of `100000d`) saturates, never traps.
+            let (sum, overflow) = now.wall.nanosecondsSinceEpoch.addingReportingOverflow(ahead)
+            let wall = overflow ? Int64.max : max(1, sum)
             if earlyNanos > 0, ahead > Self.idleNanos {
                 early.deadline = wall
                 Self.arm(descriptor, at: wall - earlyNanos)

@@ -69,8 +69,14 @@ enum SocketPath {
             guard let entry = getgrnam(group) else {
                 throw DaemonError(.socketSetupFailed, "socket group '\(group)' does not exist")
             }
-            guard chown(path, uid_t.max, entry.pointee.gr_gid) == 0 else {
-                throw DaemonError(.socketSetupFailed, "cannot give \(path) to group \(group): \(String(cString: strerror(errno)))")
+            // Already its group (the daemon's own, as under reqd.service): no chown, which the
+            // unit's system call filter (~@privileged) refuses.
+            var status = stat()
+            let owned = stat(path, &status) == 0 && status.st_gid == entry.pointee.gr_gid
+            guard owned || chown(path, uid_t.max, entry.pointee.gr_gid) == 0 else {
+                throw DaemonError(
+                    .socketSetupFailed,
+                    "cannot give \(path) to group \(group): \(String(cString: strerror(errno))) (under reqd.service, give the group with reqd.socket's SocketGroup=)")
             }
         }
         guard chmod(path, mode) == 0 else {
