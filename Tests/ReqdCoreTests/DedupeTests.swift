@@ -109,11 +109,16 @@ struct DedupeTests {
     func windowOutlivesRetention() {
         for byCount in [false, true] {
             var configuration = SchedulerConfiguration()
-            if byCount { configuration.maxRetainedJobs = 0 } else { configuration.retentionNanos = second }
+            if byCount { configuration.maxRetainedJobs = 1 } else { configuration.retentionNanos = second }
             var h = Harness(configuration: configuration)
             let first = h.submitted(submitSpec(window: 60_000))
             let id = first.reply.job.id
             _ = h.handle(.httpFinished(JobID(id), attempt: 1, .response(HTTPAnswer(status: 200))))
+            if byCount {
+                // Another job ends after it: one ended job kept, so the first goes.
+                let other = h.submitted(submitSpec(url: "https://api.example/other", window: 0))
+                _ = h.handle(.httpFinished(JobID(other.reply.job.id), attempt: 1, .response(HTTPAnswer(status: 200))))
+            }
             h.advance(2 * second)
             _ = h.handle(.timerFired)
             #expect(h.request(.status(StatusRequest(job: id))).errorCodes == [.unknownJob], "forgotten by retention")

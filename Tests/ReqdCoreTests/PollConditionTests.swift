@@ -62,7 +62,6 @@ struct PollConditionTests {
         ("/s == \"a\\qb\"", 9),
         ("/s == 01", 8),
         ("/é == \"é\" && /b == x", 20),
-        (String(repeating: "/a == 1 && ", count: 400) + "/a == 1", 1),
     ])
     func syntaxErrors(condition: String, column: Int) {
         #expect {
@@ -73,13 +72,19 @@ struct PollConditionTests {
         }
     }
 
-    @Test("a long condition reads every clause, its literals in place, up to 4,096 bytes")
+    @Test("a long condition reads every clause, its literals in place; a registration takes up to 4,096 bytes, a stored one any length")
     func longCondition() throws {
         let text = String(repeating: "/é == \"é\" && ", count: 250) + "status == 200"
         #expect(text.utf8.count <= PollCondition.maxBytes)
         let condition = try PollCondition(parsing: text)
         #expect(condition.clauses.count == 251)
         #expect(condition.clauses.first == .value(JSONPointer("/é")!, .equal, .string("é")))
+        let longer = String(repeating: "/a == 1 && ", count: 400) + "/a == 1"
+        #expect(try PollCondition(parsing: longer).clauses.count == 401, "a poll stored before the limit still reads")
+        var h = Harness()
+        let refused = h.request(.registerPoll(pollSpec(until: longer)))
+        #expect(refused.errorCodes == [.badCondition])
+        #expect(h.request(.registerPoll(pollSpec(until: text))).errorCodes.isEmpty)
     }
 
     @Test("JSON Pointers follow RFC 6901")

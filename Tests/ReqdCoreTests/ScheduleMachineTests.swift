@@ -215,6 +215,24 @@ struct ScheduleMachineTests {
         #expect(text(schedule.due) == "2027-06-02T09:00:00Z")
     }
 
+    @Test("after a downtime, a randomized delay never makes a second firing at once: the next elapse is the first after now")
+    func delayAfterDowntime() {
+        for seed in 1...50 {
+            var random = RandomSource(seed: UInt64(seed))
+            var schedule = Schedule(rule: calendar("*:0/10", "UTC"), randomizedDelay: 9 * 60 * second)
+            var clock = ScheduleClock("2027-06-01T09:00:30Z")
+            schedule.plan(after: clock.reading.wall, id: id, random: &random)
+            clock.advance(3_600 * second)  // down for an hour
+            guard case .elapsed = schedule.timerFired(at: clock.reading, id: id, random: &random) else {
+                Issue.record("seed \(seed): no catch-up")
+                continue
+            }
+            let next = schedule.fireInstant(at: clock.reading)
+            #expect(next.map { $0 > clock.reading.instant } == true, "seed \(seed): fires again at once")
+            #expect(schedule.due.map { $0 > clock.reading.wall } == true, "seed \(seed)")
+        }
+    }
+
     @Test("a randomized delay is checked against the rule's next gaps, not only the first")
     func delayCheckedOverGaps() {
         let registeredAt = ClockReading(instant: Fixture.start, wall: wall("2027-06-01T09:30:00Z"))

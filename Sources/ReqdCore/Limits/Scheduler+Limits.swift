@@ -121,11 +121,11 @@ extension Scheduler {
     /// Forgets the ended jobs of owners over `limits.retained_jobs_per_user`, each one's oldest
     /// first, within what is left of the turn's share (`forgetsLeft`); uses it all up when an
     /// owner is still over, so that the next share comes soon.
-    mutating func forgetOverOwnerRetention(into effects: inout [SchedulerEffect]) {
+    mutating func forgetOverOwnerRetention(at now: ClockReading, into effects: inout [SchedulerEffect]) {
         let limits = configuration.userLimits
         let due = table.overOwnerLimits(share: forgetsLeft) { limits.apply(to: $0) ? limits.retainedJobs : nil }
         for id in due {
-            forget(id, into: &effects)
+            forgetRetained(id, at: now, into: &effects)
         }
         forgetsLeft = table.retentionGrew.isEmpty ? max(0, forgetsLeft - due.count) : 0
     }

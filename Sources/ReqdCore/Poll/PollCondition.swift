@@ -42,15 +42,13 @@ public struct PollCondition: Sendable, Hashable, CustomStringConvertible {
         clauses.contains { if case .value = $0 { true } else { false } }
     }
 
-    /// The longest condition taken, in bytes: each answer is checked against every clause on the
-    /// scheduler's queue, which every job shares.
+    /// The longest condition a registration takes, in bytes: each answer is checked against every
+    /// clause on the scheduler's queue, which every job shares. A stored one is read whatever its
+    /// length, so a poll registered before the limit comes back after a restart.
     public static let maxBytes = 4_096
 
     /// Parses a condition, or throws an error that gives the column where it went wrong.
     public init(parsing text: String) throws(SchedulerError) {
-        guard text.utf8.count <= Self.maxBytes else {
-            throw SchedulerError.badCondition(column: 1, "the condition is longer than \(Self.maxBytes) bytes")
-        }
         var parser = PollConditionParser(text)
         clauses = try parser.parse()
         source = text

@@ -8,6 +8,9 @@ extension PollSpec {
             method: method, url: url, headers: headers, body: body, bodyBase64: bodyBase64, field: "")
         let every = try limits.milliseconds("every_ms", everyMs, atLeast: limits.minPollEveryNanos)
         let condition: PollCondition
+        guard until.utf8.count <= PollCondition.maxBytes else {
+            throw SchedulerError(.badCondition, "'until' is longer than \(PollCondition.maxBytes) bytes", column: 1)
+        }
         do {
             condition = try PollCondition(parsing: until)
         } catch {

@@ -1,3 +1,5 @@
+import ReqdProtocol
+
 /// Recent `submit`s by fingerprint, each until its window ends, and the other way round.
 ///
 /// The window's end is an entry in the scheduler's timer heap (`.dedupe(job)`), not a sweeper.
@@ -5,9 +7,9 @@ struct DedupeIndex: Sendable {
     /// Sharded: a window of a minute at 20,000 submits/s holds over a million of each.
     private var jobs = ShardedDictionary<DedupeKey, JobID>()
     private var keys = ShardedDictionary<JobID, DedupeKey>()
-    /// Jobs that retention forgot while their windows were open, as they ended: a duplicate
-    /// still gets the job it made, not a second request. Few, so a plain dictionary.
-    private var forgottenJobs: [JobID: Job] = [:]
+    /// The views of jobs that retention forgot while their windows were open, as they ended
+    /// (brief: no result body): a duplicate still gets the job it made, not a second request.
+    private var forgottenJobs: [JobID: JobInfo] = [:]
 
     /// Whether nothing is remembered.
     var isEmpty: Bool { jobs.isEmpty && keys.isEmpty && forgottenJobs.isEmpty }
@@ -19,14 +21,17 @@ struct DedupeIndex: Sendable {
     func job(for key: DedupeKey) -> JobID? { jobs[key] }
 
     /// The ended job a window still answers with after retention forgot it.
-    func forgottenJob(_ id: JobID) -> Job? { forgottenJobs[id] }
+    func forgottenJob(_ id: JobID) -> JobInfo? { forgottenJobs[id] }
+
+    /// How many forgotten jobs the windows keep.
+    var forgottenCount: Int { forgottenJobs.count }
 
     /// Whether a job's window is open.
     func remembers(_ id: JobID) -> Bool { keys[id] != nil }
 
-    /// Keeps an ended job that retention is forgetting while its window is open.
-    mutating func keepForgotten(_ job: Job) {
-        forgottenJobs[job.id] = job
+    /// Keeps the view of an ended job that retention is forgetting while its window is open.
+    mutating func keepForgotten(_ job: JobInfo) {
+        forgottenJobs[JobID(job.id)] = job
     }
 
     /// Remembers the job a fingerprint made.

@@ -19,8 +19,11 @@ extension Scheduler {
         if window > 0 {
             let key = DedupeKey(owner: peer.uid, request: delivery.request, headerNames: spec.dedupeHeaders ?? [])
             if let existing = dedupe.job(for: key) {
-                if let job = job(existing) ?? dedupe.forgottenJob(existing) {
+                if let job = job(existing) {
                     return .success(duplicateReply(job, connection, requestID, follow: spec.follow ?? false, at: now))
+                }
+                if let ended = dedupe.forgottenJob(existing) {
+                    return .success(.registered(RegisterResult(job: ended, replaced: nil, deduplicated: true)))
                 }
                 if commits.isStaged(existing) {
                     let token = commits.barrier(.duplicate(connection, requestID, existing, follow: spec.follow ?? false))

@@ -40,11 +40,12 @@ extension Schedule {
         // Elapses whose (delayed) turn has come: the delay is shorter than the gap between two.
         let count = rule.count(from: due, through: WallTime(nanosecondsSinceEpoch: now.wall.nanosecondsSinceEpoch - delay), limit: Self.countLimit)
         let overdue = count > 1 || lateBy > CatchupPacer.overdueAfter
-        // The next elapse is the first not counted here, even one whose time has passed: a delay
-        // longer than a later, shorter gap then makes it late, never lost. After a downtime past
-        // the count's limit, it is the first after now.
+        // On time, the next elapse is the first not counted here, even one whose time has passed:
+        // a delay longer than a later, shorter gap then makes it late, never lost. Overdue (after
+        // a downtime or a suspend), it is the first after now: what passed is counted as missed,
+        // and a fresh delay must not make a second firing at once.
         let counted = WallTime(nanosecondsSinceEpoch: max(due.nanosecondsSinceEpoch, now.wall.nanosecondsSinceEpoch - delay))
-        plan(after: count < Self.countLimit ? counted : now.wall, id: id, random: &random)
+        plan(after: overdue ? now.wall : counted, id: id, random: &random)
         let catchUp = catchUp
         let hasRequest = request != nil
         let overlap = overlap

@@ -200,13 +200,20 @@ extension Scheduler {
 
     /// Removes an ended job from memory and, unless another daemon holds its row now, from the store.
     mutating func forget(_ id: JobID, persisting: Bool = true, into effects: inout [SchedulerEffect]) {
-        // Retention may end before the dedupe window does: the window keeps answering with the job.
-        if id.kind == .request, dedupe.remembers(id), let job = table.job(id) { dedupe.keepForgotten(job) }
         guard let header = table.remove(id) else { return }
         commits.setUnstored(id, false)
         shrinking.removed()
         timers.remove(.job(id))
         if header.durable, persisting { effects.append(.persist(.delete(id.rawValue))) }
+    }
+
+    /// Forgets an ended job whose retention is over. Its dedupe window may outlast it: the window
+    /// keeps answering with the job's brief view (as many as retention keeps jobs, at most).
+    mutating func forgetRetained(_ id: JobID, at now: ClockReading, into effects: inout [SchedulerEffect]) {
+        if id.kind == .request, dedupe.remembers(id), dedupe.forgottenCount < configuration.maxRetainedJobs, let job = table.job(id) {
+            dedupe.keepForgotten(JobInfo(job, at: now, brief: true))
+        }
+        forget(id, into: &effects)
     }
 
     /// Forgets a job's dedupe fingerprint and the end of its window.

@@ -44,7 +44,7 @@ extension Scheduler {
         guard let header = table[id] else { return }
         if header.state == .dead {
             // A dead letter's retention ended.
-            forget(id, into: &effects)
+            forgetRetained(id, at: now, into: &effects)
             return
         }
         guard header.isActive else { return }

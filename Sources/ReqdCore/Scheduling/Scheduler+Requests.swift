@@ -133,13 +133,8 @@ extension Scheduler {
         // schedule alone is named; and a schedule ends before its run, which then starts nothing.
         let schedules = Set(targets.lazy.filter { $0.kind == .schedule })
         if !schedules.isEmpty {
-            var runs = Set<JobID>()
-            for id in targets where id.kind == .request {
-                if let parent = table.deliveries[id]?.machine.parent, schedules.contains(parent) { runs.insert(id) }
-            }
-            for id in staged {
-                if let parent = commits.staged(id)?.delivery?.parent, schedules.contains(parent) { runs.insert(id) }
-            }
+            // Only each schedule's current run: an older one retried by hand is cancelled as any job.
+            let runs = Set(schedules.compactMap { table.schedules[$0]?.machine.running })
             targets = targets.filter { $0.kind == .schedule } + targets.filter { $0.kind != .schedule && !runs.contains($0) }
             staged.removeAll(where: runs.contains)
         }

@@ -271,10 +271,10 @@ public struct Scheduler: Sendable {
                 limit: forgetsLeft)
             forgetsLeft -= looked
             for id in expired {
-                forget(id, into: &effects)
+                forgetRetained(id, at: now, into: &effects)
             }
         }
-        if forgetsLeft > 0 { forgetOverOwnerRetention(into: &effects) }
+        if forgetsLeft > 0 { forgetOverOwnerRetention(at: now, into: &effects) }
         if forgetsLeft == 0 { timers.set(.retention, priority: now.instant.advanced(by: ShrinkPass.sliceGapNanos)) }
     }
 }

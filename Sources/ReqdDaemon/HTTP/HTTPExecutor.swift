@@ -245,8 +245,12 @@ public final class HTTPExecutor: Sendable {
             state.slots[key] = .running(task, ticket: ticket)
             return true
         }
-        // Aborted while it was being handed over: cancelled now, and its end not reported.
-        if !kept { task.cancel() }
+        // Aborted while it was being handed over: cancelled now, its end not reported, and its
+        // address not waited for.
+        if !kept {
+            task.cancel()
+            _ = recorder.take(AttemptAddressRecorder.tag(job: key.job.rawValue, attempt: key.attempt))
+        }
         let (parseJSON, keepHeaders) = (send.parseJSON, send.keepHeaders)
         task.futureResult.whenComplete { result in
             let (wanted, done) = self.state.withLock { state -> (Bool, ClientGeneration?) in
