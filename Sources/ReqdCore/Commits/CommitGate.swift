@@ -39,8 +39,8 @@ struct CommitGate: Sendable {
     /// Whether an id is taken by a staged job.
     func isStaged(_ id: JobID) -> Bool { staged[id] != nil }
 
-    /// The staged jobs a `cancel` by key or by scope names, in the order they were staged: those
-    /// of `owner` with `key`, or those in `scope` that `mayCancel` allows.
+    /// The staged jobs a `cancel` by key or by scope names: those of `owner` with `key`, in the
+    /// order they were staged, or those in `scope` that `mayCancel` allows, by id.
     func staged(key: String?, owner: UInt32, scope: String?, mayCancel: (UInt32) -> Bool) -> [JobID] {
         guard !staged.isEmpty else { return [] }
         if let key { return stagedWithKey[JobTable.OwnedKey(owner: owner, key: key)] ?? [] }
