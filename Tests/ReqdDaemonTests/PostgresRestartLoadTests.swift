@@ -24,16 +24,19 @@ struct PostgresRestartLoadTests {
         defer { daemon.stop() }
         let acknowledged = Mutex<[String]>([])
         let refusals = Mutex<[String: Int]>([:])
-        let restarted = Atomic<Bool>(false)
+        let progress = RestartProgress()
         let perClient = 300
-        DispatchQueue.concurrentPerform(iterations: 5) { index in
-            if index == 4 {
-                // Restart the server once the clients are well under way.
-                while acknowledged.withLock({ $0.count }) < 100 { usleep(2_000) }
-                do { try server.restart() } catch { Issue.record("\(error)") }
-                restarted.store(true, ordering: .sequentiallyConsistent)
-                return
-            }
+        // The restart on a thread of its own: as an iteration of `concurrentPerform`, which runs
+        // as many at once as there are cores, it would wait on two cores for the clients to end.
+        Thread {
+            // Restart the server once the clients are well under way.
+            while progress.acknowledged.load(ordering: .relaxed) < 100 { usleep(2_000) }
+            progress.beganAt.store(progress.acknowledged.load(ordering: .relaxed), ordering: .relaxed)
+            do { try server.restart() } catch { Issue.record("\(error)") }
+            progress.restarted.store(true, ordering: .sequentiallyConsistent)
+            progress.done.signal()
+        }.start()
+        DispatchQueue.concurrentPerform(iterations: 4) { index in
             guard let client = try? LineClient(path: daemon.socketPath, timeoutSeconds: 30) else {
                 Issue.record("no connection")
                 return
@@ -55,13 +58,16 @@ struct PostgresRestartLoadTests {
                 let reply = client.call(call)
                 if let id = reply?.job?["id"] as? String {
                     acknowledged.withLock { $0.append(id) }
+                    progress.acknowledged.add(1, ordering: .relaxed)
                 } else {
                     refusals.withLock { $0[reply?.errorCode ?? "no reply", default: 0] += 1 }
                 }
             }
         }
-        let didRestart = restarted.load(ordering: .sequentiallyConsistent)
+        #expect(progress.done.wait(timeout: .now() + 120) == .success)
+        let didRestart = progress.restarted.load(ordering: .sequentiallyConsistent)
         #expect(didRestart)
+        #expect(progress.beganAt.load(ordering: .relaxed) < 4 * perClient, "the restart came while the clients ran")
         let refused = refusals.withLock { $0 }
         #expect(Set(refused.keys).isSubset(of: ["storage_unavailable"]), "\(refused)")
         // The daemon takes durable work again once the server is back.
@@ -78,4 +84,13 @@ struct PostgresRestartLoadTests {
         #expect(acked.count + refused.values.reduce(0, +) == 4 * perClient + 1)
         print("restart under load: \(acked.count) acknowledged, \(refused) refused")
     }
+}
+
+/// How far the clients have come, and whether the server has restarted, shared with the thread
+/// that restarts it.
+private final class RestartProgress: Sendable {
+    let acknowledged = Atomic<Int>(0)
+    let beganAt = Atomic<Int>(0)
+    let restarted = Atomic<Bool>(false)
+    let done = DispatchSemaphore(value: 0)
 }

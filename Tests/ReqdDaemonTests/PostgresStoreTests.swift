@@ -36,6 +36,60 @@ struct PostgresStoreTests {
         return condition()
     }
 
+    /// Makes the commits of `event` (`INSERT ON jobs`) in the cluster's schema fail as they
+    /// commit, after the server answered their statement, as a server stopped at that instant
+    /// would roll them back: a check deferred to the commit fails there. Drop the trigger
+    /// `refuse` to undo it.
+    private func refuseAtCommit(_ cluster: String, _ event: String) throws -> TestPostgres {
+        let server = try TestPostgres.shared()
+        let table = event.split(separator: " ").last.map(String.init) ?? ""
+        _ = try server.psql(
+            """
+            CREATE OR REPLACE FUNCTION reqd_\(cluster).refuse() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN RAISE EXCEPTION 'refused at commit'; END$$;
+            CREATE CONSTRAINT TRIGGER refuse AFTER \(event.replacingOccurrences(of: " ON \(table)", with: "")) ON reqd_\(cluster).\(table)
+                DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION reqd_\(cluster).refuse();
+            """)
+        return server
+    }
+
+    @Test("a lease renewal counts only once the server has committed it: one that fails as it commits throws")
+    func renewalFailingAtCommit() throws {
+        let cluster = TestPostgres.clusterName()
+        let backend = try PostgresStoreBackend(
+            address: try StorePlace.postgresAddress(), password: nil, cluster: cluster, leaseNanos: 15_000_000_000,
+            logger: Logger(label: "reqd-test"))
+        defer { backend.close() }
+        try backend.lease.renew()
+        let server = try refuseAtCommit(cluster, "UPDATE ON daemons")
+        #expect(throws: DaemonError.self) { try backend.lease.renew() }
+        _ = try server.psql("DROP TRIGGER refuse ON reqd_\(cluster).daemons")
+        try backend.lease.renew()
+    }
+
+    @Test("a commit is reported done only once the server has committed it: one that fails as it commits (a deferred check) refuses its registrations and leaves no row, as a script and as a block", arguments: [1, 150])
+    func failureAtCommitRefuses(registrations: Int) throws {
+        let cluster = TestPostgres.clusterName()
+        let failures = Mutex<[String?]>([])
+        let store = try open(cluster) { _, failure in failures.withLock { $0.append(failure) } }
+        defer { store.close() }
+        let server = try refuseAtCommit(cluster, "INSERT ON jobs")
+        var batch = StoreBatch()
+        batch.changes = (0..<registrations).map { .insert(countdown("cd_\($0)", key: nil)) }
+        batch.barriers = [CommitToken(1)]
+        store.submit(batch)
+        store.flush()
+        let reported = failures.withLock { $0 }
+        #expect(reported.count == 1)
+        #expect(reported.first??.contains("refused at commit") == true, "\(reported)")
+        #expect(try server.psql("SELECT count(*) FROM reqd_\(cluster).jobs") == "0\n")
+        // With the check gone, the next commit holds.
+        _ = try server.psql("DROP TRIGGER refuse ON reqd_\(cluster).jobs")
+        store.submit(batch)
+        store.flush()
+        #expect(failures.withLock { $0 }.last == .some(nil))
+        #expect(try server.psql("SELECT count(*) FROM reqd_\(cluster).jobs") == "\(registrations)\n")
+    }
+
     @Test("two daemons share a cluster: each loads only the rows it holds, and when one leaves, the other claims its rows; another cluster in the same database sees none of them")
     func daemonsShareCluster() throws {
         let cluster = TestPostgres.clusterName()
@@ -329,7 +383,7 @@ struct PostgresStoreTests {
         #expect(log.withLock { $0 }?.map(\.address) == ["192.0.2.1:80"])
     }
 
-    @Test("a commit is one script for run_commit: prepared statements EXECUTEd, the rest written out, values as literals (quotes doubled, U+0000 replaced, numbers and NULL as SQL writes them); a key that looks like SQL is stored as it is")
+    @Test("a commit is one script for commit_statements: prepared statements EXECUTEd, the rest written out, values as literals (quotes doubled, U+0000 replaced, numbers and NULL as SQL writes them); a key that looks like SQL is stored as it is")
     func literalScript() throws {
         let update = "UPDATE jobs SET error = ?2, progress = ?3, late_by_ns = ?4 WHERE id = ?1"
         let statements = [
@@ -383,7 +437,7 @@ struct PostgresStoreTests {
             "DO $reqd$ DECLARE reqd_row record; BEGIN\nPERFORM check_lease();\n"
             + "FOR reqd_row IN SELECT * FROM unnest(\(ids), \(errors), \(progresses), \(lates)) AS t(v1_1, v1_2, v1_3, v1_4) LOOP\n"
             + "UPDATE jobs SET error = reqd_row.v1_2, progress = reqd_row.v1_3, late_by_ns = reqd_row.v1_4, key = NULL WHERE id = reqd_row.v1_1;\n"
-            + "END LOOP;\nDELETE FROM jobs WHERE id = 'd';\nEND $reqd$"
+            + "END LOOP;\nDELETE FROM jobs WHERE id = 'd';\nCOMMIT;\nEND $reqd$"
         #expect(PostgresStoreBackend.commit(run + [StoreStatement("DELETE FROM jobs WHERE id = ?1", [.text("d")])], prepared: [:]) == .block(expected))
         guard case .script = PostgresStoreBackend.commit(Array(run.dropLast()), prepared: [:]) else {
             Issue.record("one fewer than shortestLoop is a script")
@@ -399,7 +453,7 @@ struct PostgresStoreTests {
                 == .block(
                     "DO $reqd$ DECLARE reqd_row record; BEGIN\nPERFORM check_lease();\n"
                         + "FOR reqd_row IN SELECT * FROM unnest(ARRAY[\(names)]::text[], ARRAY[\(numbers)]::bigint[]) AS t(v1_1, v2_1) LOOP\n"
-                        + "DELETE FROM a WHERE id = reqd_row.v1_1;\nPERFORM f(reqd_row.v2_1);\nEND LOOP;\nEND $reqd$"),
+                        + "DELETE FROM a WHERE id = reqd_row.v1_1;\nPERFORM f(reqd_row.v2_1);\nEND LOOP;\nCOMMIT;\nEND $reqd$"),
             "a pass of two statements repeated")
         var mixed = run
         mixed[2] = StoreStatement(sql, [.text("c"), .integer(3), .null, .null, .null])

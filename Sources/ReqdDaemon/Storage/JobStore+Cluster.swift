@@ -90,7 +90,7 @@ extension JobStore {
             guard shared else { return .found(nil) }
             // Asks to be told of the end first, then reads: an end that another daemon is writing
             // holds the lock until it commits, so it is either read here or told (`ClusterNotice`).
-            try backend.read(
+            try backend.write(
                 """
                 INSERT INTO waits (job, daemon)
                 SELECT id, \(StoreDialect.holder) FROM jobs WHERE id = ?1 AND state = 'active' FOR SHARE
@@ -100,7 +100,7 @@ extension JobStore {
             return .found(try row(id))
         case .watch(let id):
             guard shared else { return .found(nil) }
-            try backend.read(
+            try backend.write(
                 """
                 INSERT INTO waits (job, daemon, events)
                 SELECT id, \(StoreDialect.holder), true FROM jobs WHERE id = ?1 AND state = 'active' FOR SHARE
@@ -172,7 +172,7 @@ extension JobStore {
     /// so that nothing can fail between the take and the retry.
     private func takeForRetry(_ id: String, uid: UInt32) throws(DaemonError) -> ClusterAnswer {
         var taken: (record: JobRecord, holder: String?)?
-        try backend.read(
+        try backend.write(
             """
             UPDATE jobs j SET state = 'active', holder = \(StoreDialect.holder), claim = NULL, ended_by = NULL
             FROM (SELECT id, state, holder FROM jobs WHERE id = ?1 FOR UPDATE) o
@@ -202,7 +202,7 @@ extension JobStore {
         // owner's job and scope.
         let owner = column == "key" ? "owner = ?3" : "(?3 = 0 OR owner = ?3)"
         var cancelled: [String] = []
-        try backend.read(
+        try backend.write(
             """
             UPDATE jobs SET state = 'cancelled', reason = 'requested', ended_ns = ?2, ended_by = \(StoreDialect.holder), due_ns = NULL
             WHERE \(column) = ?1 AND state = 'active' AND \(owner) AND holder IS DISTINCT FROM \(StoreDialect.holder)

@@ -21,6 +21,18 @@ protocol StoreBackend: AnyObject {
     func claim(all: Bool, _ read: (String, [StoreValue]) throws(DaemonError) -> Void) throws(DaemonError)
     /// Runs a read, handing each result row to `row` before it returns.
     func read(_ sql: String, _ values: [StoreValue], _ row: (any StoreRow) -> Void) throws(DaemonError)
+    /// Runs one statement that changes rows, handing each row it returns to `row`, and returns
+    /// only once the change has committed; when it throws, the rows handed over do not count.
+    func write(_ sql: String, _ values: [StoreValue], _ row: (any StoreRow) -> Void) throws(DaemonError)
     /// Closes the connection; the backend is not used again.
     func close()
+}
+
+extension StoreBackend {
+    /// A statement alone is its own transaction, committed before the call returns (SQLite's
+    /// autocommit); PostgreSQL answers a statement before its commit, and writes in a
+    /// transaction of its own instead.
+    func write(_ sql: String, _ values: [StoreValue], _ row: (any StoreRow) -> Void) throws(DaemonError) {
+        try read(sql, values, row)
+    }
 }

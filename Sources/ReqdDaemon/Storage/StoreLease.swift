@@ -7,7 +7,7 @@ protocol StoreLease: AnyObject {
     var leaseNanos: Int64 { get }
     /// When the request that took the lease at start was sent.
     var takenAt: DispatchTime { get }
-    /// Renews the lease: one statement, so that a renewal that holds is known at once.
+    /// Renews the lease, committed before it returns: a renewal that returns holds.
     ///
     /// - Throws: `leaseLost` when the lease had expired: other daemons may hold its jobs now.
     func renew() throws(DaemonError)

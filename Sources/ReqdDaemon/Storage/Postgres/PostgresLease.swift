@@ -42,10 +42,20 @@ final class PostgresLease: StoreLease {
 
     func renew() throws(DaemonError) {
         var renewed = false
-        try session.read(
-            "UPDATE daemons SET lease_until = now() + make_interval(secs => ?2) WHERE id = ?1 AND lease_until > now() RETURNING 1::bigint",
-            [.text(holder), .real(Double(leaseNanos) / 1e9)]
-        ) { _ in renewed = true }
+        // In a transaction of its own, whose COMMIT is answered once it has committed: a lone
+        // statement is answered before its commit, which a server stopped between the two rolls
+        // back, and this daemon would count on a lease the others do not see.
+        try session.begin()
+        do throws(DaemonError) {
+            try session.read(
+                "UPDATE daemons SET lease_until = now() + make_interval(secs => ?2) WHERE id = ?1 AND lease_until > now() RETURNING 1::bigint",
+                [.text(holder), .real(Double(leaseNanos) / 1e9)]
+            ) { _ in renewed = true }
+            try session.commit()
+        } catch {
+            session.rollback()
+            throw error
+        }
         guard renewed else {
             throw DaemonError(.leaseLost, "\(session.location): this daemon's lease had expired; other daemons may run its jobs now")
         }

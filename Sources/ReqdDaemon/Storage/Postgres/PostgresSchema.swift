@@ -161,6 +161,22 @@ enum PostgresSchema {
             $f$
             """,
         ],
+
+        // Version 7: commits that commit before they answer. A statement of the extended protocol
+        // is answered (CommandComplete) before its implicit transaction commits (at Sync), and a
+        // server that stops between the two rolls it back: the daemon would have taken the answer
+        // for a commit. A procedure's own `COMMIT` happens before its `CALL` is answered.
+        [
+            """
+            CREATE PROCEDURE commit_statements(statements text) LANGUAGE plpgsql AS $f$
+            BEGIN
+                PERFORM check_lease();
+                EXECUTE statements;
+                COMMIT;
+            END
+            $f$
+            """
+        ],
     ]
 
     /// The trigger function of versions 3 and 4: it tells a job's holder when another daemon

@@ -8,9 +8,12 @@ extension PostgresStoreBackend {
     }
 
     /// How one commit's statements reach the server: as one statement either way, so in one
-    /// round trip and one transaction.
+    /// round trip and one transaction, which the statement commits itself (`COMMIT` in the
+    /// procedure or the block) before the server answers it. The implicit transaction of a
+    /// statement commits only after the answer, so a server stopped between the two would lose
+    /// a commit the daemon had taken as done (schema version 7).
     enum Commit: Equatable {
-        /// A `script` for `SELECT run_commit($1)`.
+        /// A `script` for `CALL commit_statements($1)`.
         case script(String)
         /// An anonymous PL/pgSQL block that checks the lease and runs the statements, with runs
         /// of `shortestLoop` or more as loops (`block`).
@@ -72,11 +75,11 @@ extension PostgresStoreBackend {
             }
         }
         guard looped else { return nil }
-        return "DO $reqd$ DECLARE reqd_row record; BEGIN\nPERFORM check_lease();\n" + body + "END $reqd$"
+        return "DO $reqd$ DECLARE reqd_row record; BEGIN\nPERFORM check_lease();\n" + body + "COMMIT;\nEND $reqd$"
     }
 
-    /// The statements as one script for the schema's `run_commit(text)`, which checks the lease
-    /// and runs it with `EXECUTE`. Nil when a statement names a value it was not given.
+    /// The statements as one script for the schema's `commit_statements(text)`, which checks the
+    /// lease, runs it with `EXECUTE` and commits. Nil when a statement names a value it was not given.
     ///
     /// A statement whose SQL is `prepared` is an `EXECUTE` of it, the others are written out;
     /// either way the values are SQL literals. A prepared statement is parsed once per

@@ -112,9 +112,9 @@ final class PostgresStoreBackend: LeasedStoreBackend {
         close()
     }
 
-    /// Runs the statements as one statement (`commit`): `SELECT run_commit($1)` with the
-    /// commit's script, or a block for a commit with a long run of the same statements. So one
-    /// round trip and one transaction, since postgres-nio speaks only the extended protocol,
+    /// Runs the statements as one statement (`commit`): `CALL commit_statements($1)` with the
+    /// commit's script, or a block for a commit with a long run of the same statements, either
+    /// of which commits before the server answers. So one round trip and one transaction, since postgres-nio speaks only the extended protocol,
     /// which takes one statement at a time and answers each before the next. SQL the connection
     /// has not seen is prepared first, once per connection (`prepare`).
     func transaction(_ statements: [StoreStatement]) throws(DaemonError) {
@@ -134,7 +134,7 @@ final class PostgresStoreBackend: LeasedStoreBackend {
         }
         let sent: EventLoopFuture<PostgresQueryResult>
         switch Self.commit(statements, prepared: prepared) {
-        case .script(let script): sent = session.send("SELECT run_commit(?1)", [.text(script)], on: connection)
+        case .script(let script): sent = session.send("CALL commit_statements(?1)", [.text(script)], on: connection)
         case .block(let block): sent = session.send(unsafeSQL: block, on: connection)
         case nil: throw DaemonError(.storeWriteFailed, "\(location): a statement names a value it was not given")
         }
@@ -176,6 +176,20 @@ final class PostgresStoreBackend: LeasedStoreBackend {
 
     func read(_ sql: String, _ values: [StoreValue], _ row: (any StoreRow) -> Void) throws(DaemonError) {
         try session.read(sql, values, row)
+    }
+
+    /// In a transaction of its own, whose COMMIT is answered once it has committed: a lone
+    /// statement is answered before its implicit transaction commits, which a server stopped
+    /// between the two rolls back after the caller took the change as made.
+    func write(_ sql: String, _ values: [StoreValue], _ row: (any StoreRow) -> Void) throws(DaemonError) {
+        try session.begin()
+        do throws(DaemonError) {
+            try session.read(sql, values, row)
+            try session.commit()
+        } catch {
+            session.rollback()
+            throw error
+        }
     }
 
     func claim(all: Bool, _ read: (String, [StoreValue]) throws(DaemonError) -> Void) throws(DaemonError) {
