@@ -3,7 +3,7 @@ import Testing
 @testable import ReqdCore
 
 private func key(owner: UInt32 = 1000, _ url: String = "https://api.example/orders") -> DedupeKey {
-    DedupeKey(owner: owner, request: Fixture.get(url), headerNames: [])
+    DedupeKey(owner: owner, request: Fixture.get(url), headerNames: [], key: nil, scope: nil, ephemeral: false, boundTo: nil)
 }
 
 @Suite("DedupeIndex, alone")

@@ -18,6 +18,27 @@ struct DedupeTests {
         #expect(h.scheduler.activeJobCount == 1)
     }
 
+    @Test("a duplicate gets only the job it would have made: the same key, scope, durability and bound connection")
+    func jobSettingsCount() {
+        var h = Harness()
+        _ = h.handle(.connectionOpened(ConnectionID(4), Peer(uid: 1000, pid: 13)))
+        let bound = h.submitted(submitSpec(bind: true))
+        #expect(h.submitted(submitSpec(bind: true)).reply.job.id == bound.reply.job.id, "the same connection's repeat is a duplicate")
+        // The same user on another connection: a job of its own, which the first client's exit leaves.
+        let other = h.submitted(submitSpec(bind: true), connection: 4)
+        #expect(other.reply.deduplicated == nil)
+        #expect(other.effects.sends.count == 1)
+        #expect(h.submitted(submitSpec()).reply.deduplicated == nil, "an unbound one is not the bound one")
+        #expect(h.submitted(submitSpec(ephemeral: true)).reply.deduplicated == nil, "an ephemeral one is not the durable one")
+        let durable = h.submitted(submitSpec(scope: "page"))
+        #expect(durable.reply.deduplicated == nil, "a job in a scope is not one outside it")
+        #expect(h.submitted(submitSpec(key: "k")).reply.deduplicated == nil, "a job with a key is not one without")
+        #expect(h.submitted(submitSpec(scope: "page")).reply.job.id == durable.reply.job.id)
+        _ = h.handle(.connectionClosed(ConnectionID(1)))
+        #expect(h.scheduler.job(JobID(bound.reply.job.id))?.state == .cancelled)
+        #expect(h.scheduler.job(JobID(other.reply.job.id))?.state == .active)
+    }
+
     @Test("the window counts from the first registration: a duplicate does not extend it")
     func windowFromFirst() {
         var h = Harness()

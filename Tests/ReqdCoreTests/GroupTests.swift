@@ -122,6 +122,39 @@ struct GroupTests {
         }
         #expect(h.scheduler.table.headers { $0.kind != .group }.isEmpty)
         #expect(h.scheduler.job(id)?.state == .cancelled)
+        // The members the cancel overtook say so, before a restart and after.
+        let states: [MemberState] = [.cancelled, .cancelled, .cancelled, .notStarted, .notStarted, .notStarted]
+        #expect(h.scheduler.job(id)?.group?.members.map(\.state) == states)
+        #expect(h.scheduler.job(id)?.group?.done == 6)
+        let (restarted, _) = h.restarted(after: 60 * second)
+        #expect(restarted.scheduler.job(id)?.group?.members.map(\.state) == states)
+    }
+
+    @Test("a group read back after its end is as it ended, though its time limit passed meanwhile")
+    func endedGroupRestored() throws {
+        var h = Harness()
+        let (id, effects) = h.group(GroupSpec(members: members(2), concurrency: 2, timeoutMs: 30_000))
+        for send in effects.sends { _ = h.answer(send, status: 200) }
+        #expect(h.scheduler.job(id)?.state == .succeeded)
+        let (restarted, _) = h.restarted(after: 60 * second)
+        let group = try #require(restarted.scheduler.job(id)?.group)
+        #expect(restarted.scheduler.job(id)?.state == .succeeded)
+        #expect(group.members.map(\.state) == [.succeeded, .succeeded])
+        #expect(group.done == 2)
+        #expect(group.failures == 0)
+    }
+
+    @Test("a member whose last attempt got no answer shows no status or body from an earlier attempt")
+    func noStaleMemberResult() throws {
+        var h = Harness()
+        let (id, effects) = h.group(GroupSpec(members: members(1, maxAttempts: 2), follow: true))
+        _ = h.answer(effects.sends[0], status: 503)
+        let retry = try #require(h.fireAtArmedDeadline().sends.first)
+        let ended = h.handle(.httpFinished(retry.job, attempt: retry.attempt, .failure("connection refused")))
+        #expect(ended.events(.member).first?.status == nil)
+        let member = try #require(h.scheduler.job(id)?.group?.members.first)
+        #expect(member.state == .failed)
+        #expect(member.result == nil)
     }
 
     @Test("completion fires once: the completed event, then the on_complete POST of the result after its commit")

@@ -155,21 +155,29 @@ struct JobStoreTests {
         #expect(rows.map(\.detail.poll) == [expected])
     }
 
-    @Test("a group member's end is one row of its own, read back over the group's detail and deleted with it", arguments: StoreKind.allCases)
-    func groupMembers(kind: StoreKind) throws {
-        let place = StorePlace(kind)
-        let store = try place.open { _, _ in }
+    private static let pendingMember = MemberRecord(state: .pending, attempts: 0, lastStatus: nil, result: nil, error: nil)
+
+    /// An active group of two pending members, each a GET.
+    private func groupRecord(_ id: String, concurrency: Int) -> JobRecord {
         let settings = DeliverySettings(
             request: HTTPRequestSpec(method: "GET", url: "http://127.0.0.1:1/x"), maxAttempts: 1, backoffMinNanos: 1,
             backoffMaxNanos: 1, parent: nil)
-        let pending = MemberRecord(state: .pending, attempts: 0, lastStatus: nil, result: nil, error: nil)
-        var group = record("gr_a", key: nil)
+        var group = record(id, key: nil)
         group.kind = .group
         group.deadline = nil
         group.tickNanos = nil
         group.detail.group = GroupRecord(
-            settings: GroupSettings(members: [settings, settings], concurrency: 1, timeoutNanos: nil, deadline: nil, onComplete: nil),
-            counters: GroupCounters(members: [pending, pending], spawned: nil))
+            settings: GroupSettings(members: [settings, settings], concurrency: concurrency, timeoutNanos: nil, deadline: nil, onComplete: nil),
+            counters: GroupCounters(members: [Self.pendingMember, Self.pendingMember], spawned: nil))
+        return group
+    }
+
+    @Test("a group member's end is one row of its own, read back over the group's detail and deleted with it", arguments: StoreKind.allCases)
+    func groupMembers(kind: StoreKind) throws {
+        let place = StorePlace(kind)
+        let store = try place.open { _, _ in }
+        let pending = Self.pendingMember
+        let group = groupRecord("gr_a", concurrency: 1)
         let ended = MemberRecord(
             state: .failed, attempts: 1, lastStatus: 404, result: HTTPResult(status: 404, body: "no", truncated: false),
             error: "the server answered 404")
@@ -183,6 +191,32 @@ struct JobStoreTests {
         reopened.submit(batch)
         reopened.flush()
         #expect(try reopened.loadAll().first?.detail.group?.counters.members == [pending, pending], "the old member rows went with the job")
+    }
+
+    @Test("an ended group is read back as its end wrote it: the member rows written while it ran (a first start) do not count", arguments: StoreKind.allCases)
+    func endedGroupKeepsItsEnd(kind: StoreKind) throws {
+        let place = StorePlace(kind)
+        let store = try place.open { _, _ in }
+        let running = MemberRecord(state: .running, attempts: 1, lastStatus: nil, result: nil, error: nil)
+        let succeeded = MemberRecord(
+            state: .succeeded, attempts: 1, lastStatus: 200, result: HTTPResult(status: 200, body: "ok", truncated: false), error: nil)
+        let group = groupRecord("gr_a", concurrency: 2)
+        // Both start; the last member's end completes the group, written with the group's end only.
+        let end = JobProgress(
+            state: .succeeded, endedAt: WallTime(nanosecondsSinceEpoch: 2), reason: nil, replacedBy: nil, lateByNanos: nil, result: nil,
+            error: nil, spawned: nil, counters: .group(GroupCounters(members: [succeeded, succeeded], spawned: nil)))
+        var batch = StoreBatch()
+        batch.changes = [
+            .insert(group), .groupMember("gr_a", index: 0, running), .groupMember("gr_a", index: 1, running),
+            .groupMember("gr_a", index: 0, succeeded), .progress("gr_a", end),
+        ]
+        store.submit(batch)
+        store.close()
+        let reopened = try place.open { _, _ in }
+        defer { reopened.close() }
+        let read = try #require(try reopened.loadAll().first)
+        #expect(read.state == .succeeded)
+        #expect(read.detail.group?.counters.members == [succeeded, succeeded])
     }
 
     /// Reads `id`'s attempt log from `store`, waiting for the store's answer.
@@ -259,36 +293,46 @@ struct JobStoreTests {
         #expect(try place.rows(in: "group_members") == 0)
     }
 
-    @Test("a job whose insert failed keeps the attempts of its next failed commit until a commit carries its row; a delete lets them go")
-    func attemptsWaitForTheirRow() throws {
+    @Test("a spawned job whose insert failed is written by the next commit that holds, with its later changes and attempts, beside its parent's end that names it; a refused registration's insert is not")
+    func spawnedRowFollowsItsParent() throws {
         let directory = TemporaryDirectory()
         let backend = FailingBackend(try SQLiteStoreBackend(directory: directory.path, checkIntegrity: false))
         let store = JobStore(backend: backend) { _, _ in }
-        func attempt(_ number: Int) -> AttemptInfo {
-            AttemptInfo(
-                number: number, startedAt: WallTime(nanosecondsSinceEpoch: Int64(number)), durationMs: 1, address: nil, status: 503,
-                error: nil, headers: [])
-        }
         func commit(_ changes: [StoreChange], failing: Bool = false) {
             backend.commit(changes, in: store, failing: failing)
         }
-        // A spawned job's insert fails; its first attempt and its row (staged again) fail too.
-        commit([.insert(requestRecord("rq_x")), .insert(requestRecord("rq_z"))], failing: true)
-        commit([.attempt("rq_x", attempt(1)), .insert(requestRecord("rq_x")), .attempt("rq_z", attempt(1))], failing: true)
-        // Another job's commit holds; the attempts have no row to go beside and wait.
-        commit([.insert(requestRecord("rq_y"))])
-        #expect(attempts(of: "rq_x", in: store)?.map(\.number) == [1], "still shown, from what waits to be written")
-        #expect(try SQLiteDatabase(path: directory.path + "/reqd.sqlite3").scalar("SELECT count(*) FROM attempts") == 0)
-        // The job's next change carries its row: both attempts are written beside it.
-        commit([.insert(requestRecord("rq_x")), .attempt("rq_x", attempt(2))])
-        #expect(attempts(of: "rq_x", in: store)?.map(\.number) == [1, 2])
-        // The other is forgotten without a row: its waiting attempt goes.
-        commit([.delete("rq_z")])
-        #expect(attempts(of: "rq_z", in: store) == [])
+        let attempt = AttemptInfo(
+            number: 1, startedAt: WallTime(nanosecondsSinceEpoch: 1), durationMs: 1, address: nil, status: 503, error: nil, headers: [])
+        var spawned = requestRecord("rq_x")
+        spawned.detail.request?.settings.parent = "cd_parent"
+        commit([.insert(record("cd_parent", key: nil))])
+        // The countdown expires and starts its on_expire job; a registration shares the commit,
+        // which fails.
+        let expired = JobProgress(
+            state: .expired, endedAt: WallTime(nanosecondsSinceEpoch: 2), reason: nil, replacedBy: nil, lateByNanos: 0, result: nil,
+            error: nil, spawned: "rq_x", counters: .none)
+        commit([.progress("cd_parent", expired), .insert(spawned), .insert(requestRecord("rq_refused"))], failing: true)
+        // The spawned job runs anyway: its first attempt and its planned retry fail to commit too.
+        let retrying = JobProgress(
+            state: .active, endedAt: nil, reason: nil, replacedBy: nil, lateByNanos: nil, result: nil, error: nil, spawned: nil,
+            counters: .delivery(DeliveryCounters(attempts: 1, nextAttempt: WallTime(nanosecondsSinceEpoch: 5), lastStatus: 503, lastError: nil)))
+        commit([.attempt("rq_x", attempt), .progress("rq_x", retrying)], failing: true)
+        #expect(attempts(of: "rq_x", in: store)?.map(\.number) == [1], "shown from what waits to be written")
+        // Another job's commit holds, and carries all that waited. The spawned job needs no
+        // change of its own for its row to be written.
+        commit([.insert(record("cd_other", key: nil))])
         store.close()
-        let database = try SQLiteDatabase(path: directory.path + "/reqd.sqlite3")
-        #expect(try database.scalar("SELECT count(*) FROM attempts WHERE job = 'rq_x'") == 2)
-        #expect(try database.scalar("SELECT count(*) FROM attempts") == 2)
+        let reopened = JobStore(backend: try SQLiteStoreBackend(directory: directory.path, checkIntegrity: false)) { _, _ in }
+        defer { reopened.close() }
+        let rows = Dictionary(uniqueKeysWithValues: try reopened.loadAll().map { ($0.id, $0) })
+        #expect(rows["cd_parent"]?.state == .expired)
+        #expect(rows["cd_parent"]?.detail.spawned == "rq_x")
+        let written = try #require(rows["rq_x"], "the job its parent's end names is on disk")
+        #expect(written.state == .active)
+        #expect(written.detail.request?.counters.attempts == 1, "its later progress is folded into its row")
+        #expect(written.detail.request?.settings.parent == "cd_parent")
+        #expect(rows["rq_refused"] == nil, "a registration refused through its barrier never reaches the disk")
+        #expect(try SQLiteDatabase(path: directory.path + "/reqd.sqlite3").scalar("SELECT count(*) FROM attempts WHERE job = 'rq_x'") == 1)
     }
 
     @Test("a clean stop writes the change a failed commit left, once the disk is back, though nothing else came since")

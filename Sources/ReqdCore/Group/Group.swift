@@ -111,7 +111,8 @@ public struct Group: Sendable, Hashable {
         guard let index = wires.removeValue(forKey: number) else { return nil }
         members[index].wire = nil
         let (step, answer) = members[index].delivery.finish(outcome, at: now, random: random)
-        if let answer { members[index].result = answer.kept(bodyBytes) }
+        // An attempt that got no answer leaves none: an earlier attempt's is not this one's.
+        members[index].result = answer?.kept(bodyBytes)
         switch step {
         case .succeeded: end(index, as: .succeeded, error: nil)
         case .failed(let why, _): end(index, as: .failed, error: why)
@@ -156,6 +157,19 @@ public struct Group: Sendable, Hashable {
             }
         }
         return aborted
+    }
+
+    /// Ends the members the group's end overtook (a cancel, a newer job with its key, its
+    /// connection's close): a running one `cancelled`, its request aborted by the caller, a
+    /// pending one `not_started`.
+    mutating func endOvertaken() {
+        for index in members.indices {
+            switch members[index].state {
+            case .running: end(index, as: .cancelled, error: "the group ended while it ran")
+            case .pending: end(index, as: .notStarted, error: "the group ended before it started")
+            default: break
+            }
+        }
     }
 
     /// Ends a member that has not ended; returns the number of its request on the wire, if any, to abort.

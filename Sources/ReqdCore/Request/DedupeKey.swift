@@ -1,6 +1,10 @@
-/// The dedupe fingerprint of a request: who asked, and what would go on the wire.
+/// The dedupe fingerprint of a request: who asked, what would go on the wire, and the job it
+/// would make.
 ///
-/// Owner, method, normalized URL, the body, and the values of the headers the caller named.
+/// Owner, method, normalized URL, the body, and the values of the headers the caller named; and
+/// the job's key, scope, durability and bound connection, so that a duplicate never answers with
+/// a job less durable than asked for, one that a cancel by the caller's key or scope would miss,
+/// or one that another client's exit ends (or that outlives the caller's own).
 /// Entries are compared whole (hashed with Swift's `Hasher`, then checked field by field), so
 /// two different requests never collide; the body is the job's own array, shared, not copied.
 struct DedupeKey: ShardKey, Sendable {
@@ -10,9 +14,21 @@ struct DedupeKey: ShardKey, Sendable {
     var body: [UInt8]?
     /// The named headers, names in lower case, sorted by name and then value.
     var headers: [HTTPHeader]
+    var key: String?
+    var scope: String?
+    var ephemeral: Bool
+    /// The connection the job is bound to (`bind_connection`), if any.
+    var boundTo: ConnectionID?
 
-    init(owner: UInt32, request: HTTPRequestSpec, headerNames: [String]) {
+    init(
+        owner: UInt32, request: HTTPRequestSpec, headerNames: [String], key: String?, scope: String?, ephemeral: Bool,
+        boundTo: ConnectionID?
+    ) {
         self.owner = owner
+        self.key = key
+        self.scope = scope
+        self.ephemeral = ephemeral
+        self.boundTo = boundTo
         method = request.method
         url = RequestURL.normalized(request.url)
         body = request.body

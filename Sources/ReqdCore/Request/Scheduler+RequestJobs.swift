@@ -17,7 +17,9 @@ extension Scheduler {
         }
         var fingerprint: DedupeKey?
         if window > 0 {
-            let key = DedupeKey(owner: peer.uid, request: delivery.request, headerNames: spec.dedupeHeaders ?? [])
+            let key = DedupeKey(
+                owner: peer.uid, request: delivery.request, headerNames: spec.dedupeHeaders ?? [], key: spec.key, scope: spec.scope,
+                ephemeral: spec.ephemeral == true, boundTo: spec.bindConnection == true ? connection : nil)
             if let existing = dedupe.job(for: key) {
                 if let job = job(existing) {
                     return .success(duplicateReply(job, connection, requestID, follow: spec.follow ?? false, at: now))

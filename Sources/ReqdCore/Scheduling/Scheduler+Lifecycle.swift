@@ -162,6 +162,7 @@ extension Scheduler {
     ) {
         guard let header = table[id], header.isActive else { return }
         let aborted = table.onWire(id)
+        if header.kind == .group { table.groups[id]?.machine.endOvertaken() }
         table.end(id, as: state, reason: reason, replacedBy: replacedBy, at: now.wall)
         timers.remove(.job(id))
         for attempt in aborted {

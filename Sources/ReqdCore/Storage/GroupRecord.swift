@@ -17,14 +17,15 @@ extension WorkRecord where Settings == GroupSettings, Counters == GroupCounters 
     /// The group as it resumes: ended members keep their outcome and are not sent again; the
     /// others start again, as soon as the timer fires, in member order. When its time limit ran
     /// out while the daemon was down, the members that had been sent end `timed_out` here, and
-    /// the timer's `timeOut` leaves only those never sent to end `not_started`.
-    func resumed(at now: ClockReading) -> Group? {
+    /// the timer's `timeOut` leaves only those never sent to end `not_started`. An ended group
+    /// (not `active`) is read back as it ended, its members as they were.
+    func resumed(at now: ClockReading, active: Bool = true) -> Group? {
         guard settings.members.count == counters.members.count, settings.concurrency > 0 else { return nil }
         let members = zip(settings.members, counters.members).map { settings, stored in
             var member = GroupMember(delivery: settings.delivery(firstAttempt: now.instant))
             member.delivery.attempts = UInt32(clamping: stored.attempts)
             member.delivery.lastStatus = stored.lastStatus
-            member.state = stored.state.isEnded ? stored.state : .pending
+            member.state = stored.state.isEnded || !active ? stored.state : .pending
             member.result = stored.result
             member.error = stored.error
             return member
@@ -33,6 +34,7 @@ extension WorkRecord where Settings == GroupSettings, Counters == GroupCounters 
             members: members, concurrency: settings.concurrency, timeout: settings.timeoutNanos,
             deadline: settings.deadline.map(now.instant(at:)), onComplete: settings.onComplete.map { Box($0.delivery(firstAttempt: now.instant)) })
         group.spawned = counters.spawned.map(JobID.init)
+        guard active else { return group }
         group.resumeAt = now.instant
         if let deadline = settings.deadline, deadline <= now.wall, let limit = settings.timeoutNanos {
             let text = DurationText.format(nanoseconds: limit)

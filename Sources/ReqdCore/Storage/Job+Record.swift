@@ -26,7 +26,7 @@ extension Job {
             guard let delivery = detail?.value.request?.resumed(of: JobID(record.id), at: now, createdAt: record.createdAt) else { return nil }
             work = .request(delivery)
         case .group:
-            guard let group = detail?.value.group?.resumed(at: now) else { return nil }
+            guard let group = detail?.value.group?.resumed(at: now, active: record.state == .active) else { return nil }
             work = .group(group)
         case .schedule:
             guard let schedule = detail?.value.schedule?.resumed(at: now, zones: zones) else { return nil }

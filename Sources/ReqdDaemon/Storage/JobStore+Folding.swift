@@ -4,15 +4,35 @@ import ReqdProtocol
 /// What a failed commit keeps to write again: each job's changes folded to the latest, so a store
 /// that stays down does not make the list grow.
 extension JobStore {
+    /// Whether a failed commit keeps `change` to write again. Every change is kept but the insert
+    /// of a registration, which its barrier refuses: a spawned job (a countdown's `on_expire`, a
+    /// report, a schedule's run) starts whether or not its row was written, and its parent's end,
+    /// which names it, is kept, so its row must follow even if the job never changes again.
+    static func keptOnFailure(_ change: StoreChange) -> Bool {
+        guard case .insert(let record) = change else { return true }
+        return record.detail.request?.settings.parent != nil
+    }
+
     /// The changes folded to the latest per job (and per group member, with each job's last few
     /// attempts), in the order of those last changes; a poll's counters that follow its progress
-    /// are merged into it.
+    /// are merged into it, and a job's changes that follow its insert into the inserted row.
     static func latestPerJob(_ changes: [StoreChange]) -> [StoreChange] {
         var merged: [String: (order: Int, change: StoreChange)] = [:]
         var members: [String: [Int: (order: Int, change: StoreChange)]] = [:]
         var attemptChanges: [String: [(order: Int, change: StoreChange)]] = [:]
         for (order, change) in changes.enumerated() {
             let id = change.jobID
+            // A kept insert (a spawned job's) takes its job's later changes of its row into it.
+            if case (let first, .insert(var record))? = merged[id] {
+                switch change {
+                case .progress, .pollCounters, .groupMember:
+                    _ = record.apply(change)
+                    merged[id] = (first, .insert(record))
+                    continue
+                case .insert, .attempt, .attemptAddress, .delete:
+                    break
+                }
+            }
             switch change {
             case .pollCounters(_, let counters):
                 if case .progress(_, var progress)? = merged[id]?.change {
@@ -45,38 +65,5 @@ extension JobStore {
         }
         let kept = Array(merged.values) + members.values.flatMap(\.values) + attemptChanges.values.flatMap { $0 }
         return kept.sorted { $0.order < $1.order }.map(\.change)
-    }
-
-    /// `changes` split into what a commit writes and the attempts it keeps back: those of a job in
-    /// `awaitingRow` (its insert failed) that the commit carries no row for, since an attempt is
-    /// written only beside its job's row. A job's delete drops its kept attempts; `settled` are the
-    /// jobs that leave `awaitingRow` once the commit holds.
-    static func withholding(
-        _ changes: [StoreChange], awaitingRow: Set<String>
-    ) -> (written: [StoreChange], withheld: [StoreChange], settled: Set<String>) {
-        guard !awaitingRow.isEmpty else { return (changes, [], []) }
-        var settled: Set<String> = []
-        for change in changes where awaitingRow.contains(change.jobID) {
-            switch change {
-            case .insert, .delete: settled.insert(change.jobID)
-            default: break
-            }
-        }
-        var written: [StoreChange] = []
-        var withheld: [StoreChange] = []
-        written.reserveCapacity(changes.count)
-        for change in changes {
-            switch change {
-            case .attempt, .attemptAddress:
-                if awaitingRow.contains(change.jobID) && !settled.contains(change.jobID) {
-                    withheld.append(change)
-                } else {
-                    written.append(change)
-                }
-            default:
-                written.append(change)
-            }
-        }
-        return (written, withheld, settled)
     }
 }

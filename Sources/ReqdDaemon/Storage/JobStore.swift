@@ -13,7 +13,7 @@ import Synchronization
 /// makes. After each commit the store reports every barrier of the merged batches as done, or as
 /// failed with the reason.
 public final class JobStore: @unchecked Sendable {
-    // @unchecked Sendable: `backend`, `coding`, `unwritten`, `awaitingRow` and `closed` are touched only on `queue`
+    // @unchecked Sendable: `backend`, `coding`, `unwritten` and `closed` are touched only on `queue`
     // (asserted here and in JobStore+Cluster.swift, the one other file that reaches them);
     // `pending` is guarded by its Mutex.
     let queue = DispatchQueue(label: "reqd.store")
@@ -23,10 +23,9 @@ public final class JobStore: @unchecked Sendable {
     /// How long changes that no reply waits for (a job's end, its attempts) wait for a commit that
     /// other work makes, before they make one of their own.
     let commitDelayNanos: Int64
+    /// What failed commits left to write again with the next one (`keptOnFailure`), folded to
+    /// the latest per job.
     private var unwritten: [StoreChange] = []
-    /// Jobs whose insert a failed commit dropped: their attempts wait in `unwritten` until a commit
-    /// carries the job's row again (the scheduler stages it at the job's next change) or its delete.
-    private var awaitingRow: Set<String> = []
     /// Set by `close`: work queued behind it finds the backend closed and does nothing.
     var closed = false
     private let onCommit: @Sendable ([CommitToken], String?) -> Void
@@ -252,9 +251,11 @@ public final class JobStore: @unchecked Sendable {
         return members
     }
 
-    /// Applies a group's ended members, read apart from its row, over the row.
+    /// Applies a group's member rows, read apart from its row, over the row while the group is
+    /// active. An ended group's row holds every member as it ended, written with the group's end;
+    /// its member rows may be older (a member's first start), so they do not count.
     static func apply(_ members: [String: [(index: Int, record: MemberRecord)]], to record: inout JobRecord) {
-        guard record.kind == .group, let ended = members[record.id] else { return }
+        guard record.kind == .group, record.state == .active, let ended = members[record.id] else { return }
         for member in ended { _ = record.apply(.groupMember(record.id, index: member.index, member.record)) }
     }
 
@@ -365,22 +366,20 @@ public final class JobStore: @unchecked Sendable {
         }
         guard !closed else { return onCommit(barriers, "the store is closed") }
         let notices = batches.flatMap(\.notices).map { StoreStatement("SELECT pg_notify(current_schema(), ?1)", [.text($0)]) }
-        let split = Self.withholding(changes, awaitingRow: awaitingRow)
         do throws(DaemonError) {
-            if !split.written.isEmpty || !notices.isEmpty {
+            if !changes.isEmpty || !notices.isEmpty {
                 let started = SystemClock.now().instant
-                try backend.transaction(notices + (try coding.statements(for: split.written)))
+                try backend.transaction(notices + (try coding.statements(for: changes)))
                 metrics?.committed(nanoseconds: SystemClock.now().instant.nanoseconds(since: started))
             }
-            unwritten = split.withheld
-            awaitingRow.subtract(split.settled)
+            unwritten = []
             onCommit(barriers, nil)
         } catch {
             if error.code == .leaseLost { lease.withLock { $0 }?.lose(error) }
-            // Inserts are refused through their barriers; later state changes are kept and retried,
-            // only the last one per job, so a store that stays down does not make the list grow.
-            for case .insert(let record) in changes { awaitingRow.insert(record.id) }
-            unwritten = Self.latestPerJob(changes.filter { if case .insert = $0 { false } else { true } })
+            // Registrations are refused through their barriers; the rest is kept and written with
+            // the next commit, folded to the latest per job, so a store that stays down does not
+            // make the list grow.
+            unwritten = Self.latestPerJob(changes.filter(Self.keptOnFailure))
             onCommit(barriers, error.description)
         }
     }

@@ -8,9 +8,10 @@ public enum MemberState: String, Codable, Sendable, Hashable, CaseIterable {
     case failed
     /// Still running when the group's time limit ran out; its request was aborted.
     case timedOut = "timed_out"
-    /// The group was cancelled while it ran.
+    /// The group ended while it ran (a cancel, a newer job with its key, its connection's
+    /// close); its request was aborted.
     case cancelled
-    /// Never started: the group's time limit ran out first.
+    /// Never started: the group's time limit ran out, or the group ended, first.
     case notStarted = "not_started"
 
     /// Whether the member has ended.
