@@ -85,7 +85,7 @@ struct BinaryTests {
         #expect(try Binaries.client(["cancel", id], socket: daemon.socket).status == 0)
         #expect(try Binaries.client(["wait", id], socket: daemon.socket).status == 3)
         #expect(try Binaries.client(["status", "cd_nosuchjob0"], socket: daemon.socket).status == 10)
-        #expect(try Binaries.client(["register-countdown", "--key", "k", "--seconds", "5", "--tick", "0s"], socket: daemon.socket).status == 11)
+        #expect(try Binaries.client(["register-countdown", "--key", "k", "--seconds", "5", "--tick", "5ms"], socket: daemon.socket).status == 11, "below countdown.min_tick: the daemon refuses it")
         let unreachable = try Binaries.client(["status"], socket: directory + "/nobody.sock")
         #expect(unreachable.status == 69)
         #expect(unreachable.stderr.contains(directory + "/nobody.sock"))

@@ -135,8 +135,11 @@ extension Configuration {
             .Fl -config
             is not given.
             .It Ev REQD_ Ns Ar TABLE Ns _ Ns Ar KEY
-            Any setting, such as
-            .Ev REQD_JOBS_RETENTION=2h .
+            Any setting of the table above, such as
+            .Ev REQD_JOBS_RETENTION=2h ;
+            not a target's, which the file and
+            .Fl -set
+            give.
             .It Ev http_proxy , https_proxy , no_proxy
             Proxies, read at start as curl reads them (the upper-case names too).
             .El

@@ -22,19 +22,19 @@ extension Configuration {
         Setting(
             "socket.path", \.socketPath, .absolutePathOrDefault, .restart,
             "the socket; empty: the default place below; under socket activation the socket unit decides"),
-        Setting("socket.mode", \.socketMode, .octalMode, .restart, "the socket file's mode"),
+        Setting("socket.mode", \.socketMode, .octalMode, .restart, "the socket file's mode; under socket activation reqd.socket's `SocketMode=` decides"),
         Setting(
             "socket.group", \.socketGroup, .textOrNone, .restart,
-            "a group to give the socket file to; empty: the daemon's own group. Under reqd.service the system call filter allows no `chown`, so only the daemon's own group (`reqd`) works there; reqd.socket's `SocketGroup=` gives another"),
+            "a group to give the socket file to; empty: the daemon's own group. Under reqd.service the system call filter allows no `chown`, so only the daemon's own group (`reqd`) works there; under socket activation reqd.socket's `SocketGroup=` decides, and gives another"),
         Setting(
             "socket.max_line_bytes", \.maxLineBytes, .integer(1_024...(64 << 20)), .reloadForNewConnections,
-            "longest request line; longer gets `line_too_long`. A reload applies to new connections"),
+            "longest request line; longer gets `line_too_long`. A body travels in the line (JSON-escaped, or base64 for any bytes), so the default carries a body of `http.max_request_bytes` (1 MiB). A reload applies to new connections"),
         Setting(
             "socket.max_pending_bytes", \.maxPendingBytes, .integer(65_536...(1 << 30)), .reloadForNewConnections,
             "unread output a client may leave; past it the daemon reads none of its requests, and an event for it closes the connection. A reload applies to new connections"),
         Setting(
             "socket.max_connections", \.maxConnections, .integer(0...10_000_000), .reload,
-            "client connections open at once, all users; the next gets `too_many_connections`. `0`: half of `RLIMIT_NOFILE` less 64, the rest kept for the store, logs and outbound HTTP"),
+            "client connections open at once, all users; the next gets `too_many_connections`. `0`: half of what `RLIMIT_NOFILE` leaves after 64, at least 8, the rest kept for the store, logs and outbound HTTP"),
         Setting(
             "storage.state_directory", \.stateDirectory, .absolutePathOrDefault, .restart,
             "where `reqd.sqlite3` lives; empty: the default place below"),
@@ -66,7 +66,7 @@ extension Configuration {
         Setting("jobs.max_retained", \.scheduler.maxRetainedJobs, .integer(0...100_000_000), .reload, "most ended jobs kept"),
         Setting("countdown.default_tick", \.scheduler.defaultTickNanos, .duration(), .reload, "tick when none is given"),
         Setting("countdown.min_tick", \.scheduler.minTickNanos, .duration(), .reload, "smallest tick accepted"),
-        Setting("countdown.max_duration", \.scheduler.maxDurationNanos, .duration(), .reload, "longer is `bad_duration`"),
+        Setting("countdown.max_duration", \.scheduler.maxDurationNanos, .duration(), .reload, "longer is `bad_duration`: a countdown, and every other duration a request gives (intervals, time limits, ticks, backoffs, dedupe windows, delays)"),
         Setting(
             "http.connect_timeout", \.http.connectTimeoutNanos, .duration(), .restart, "how long a connection may take to open"),
         Setting(

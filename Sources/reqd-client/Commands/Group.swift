@@ -78,12 +78,8 @@ struct Group: ParsableCommand {
         if requests.isEmpty, file == nil { throw ValidationError("give at least one --request [METHOD] URL, or --file") }
         if let concurrency, concurrency < 1 { throw ValidationError("--concurrency must be at least 1") }
         if let maxAttempts, maxAttempts < 1 { throw ValidationError("--max-attempts must be at least 1") }
-        if let limit, (DurationText.parseNanoseconds(limit) ?? 0) <= 0 {
-            throw ValidationError("--time-limit takes a positive duration such as 30s; got '\(limit)'")
-        }
-        for header in headers where !header.contains(":") {
-            throw ValidationError("--header takes 'Name: value'; got '\(header)'")
-        }
+        if let limit { _ = try DurationOption.milliseconds(limit, option: "--time-limit") }
+        try RequestOptions.check(headers: headers)
         let pairing = try Self.pairing(CommandLine.arguments)
         for words in pairing.requests { _ = try MethodURL.one(words, option: "--request") }
         guard pairing.headers.count == headers.count, pairing.bodies.count == bodies.count else {
@@ -194,7 +190,7 @@ struct Group: ParsableCommand {
         try runReporting {
             let spec = GroupSpec(
                 members: try members(), concurrency: concurrency,
-                timeoutMs: limit.flatMap(DurationText.parseNanoseconds).map { max(1, $0 / 1_000_000) },
+                timeoutMs: try limit.map { try DurationOption.milliseconds($0, option: "--time-limit") },
                 onComplete: try reportRequest(onComplete, option: "--on-complete"),
                 key: key, scope: scope, ephemeral: ephemeral ? true : nil, bindConnection: bindConnection ? true : nil,
                 follow: follow ? true : nil)

@@ -20,13 +20,13 @@ struct RegisterCountdown: ParsableCommand {
     @Option(help: ArgumentHelp("Seconds to count down (fractions allowed); --in says it better.", visibility: .hidden))
     var seconds: Double?
 
-    @Option(help: "Count down to this time: RFC 3339 (2026-11-22T10:00:00Z) or HH:MM[:SS] today, local time.")
+    @Option(help: "Count down to this time: RFC 3339 (2026-11-22T10:00:00Z) or HH:MM[:SS] local time, today or, once past, tomorrow.")
     var at: String?
 
     @Option(name: .customLong("until"), help: ArgumentHelp("The old name of --at.", visibility: .hidden))
     var untilAlias: String?
 
-    @Option(help: "Tick interval, such as 1s or 500ms (default 1s).")
+    @Option(help: "Tick interval, such as 1s or 500ms (default: the daemon's countdown.default_tick, 1s as shipped).")
     var tick: String?
 
     @Option(help: "A scope for cancelling and watching jobs together.")
@@ -47,7 +47,7 @@ struct RegisterCountdown: ParsableCommand {
 
     @OptionGroup(title: "The --on-expire request") var request: RequestOptions
 
-    @Option(help: "Attempts the --on-expire request makes at most (default 8).")
+    @Option(help: "Attempts the --on-expire request makes at most (default: the daemon's request.max_attempts, 8 as shipped).")
     var maxAttempts: Int?
 
     @Flag(help: "Stay and show the countdown live until it ends.")
@@ -65,14 +65,10 @@ struct RegisterCountdown: ParsableCommand {
         guard [duration != nil, seconds != nil, until != nil].filter({ $0 }).count == 1, at == nil || untilAlias == nil else {
             throw ValidationError("give exactly one of --in or --at")
         }
-        if let duration, (DurationText.parseNanoseconds(duration) ?? 0) <= 0 {
-            throw ValidationError("--in takes a positive duration such as 90s, 3m or 1h30m; got '\(duration)'")
-        }
-        if let seconds, !(seconds > 0) { throw ValidationError("--seconds must be positive") }
+        if let duration { _ = try DurationOption.milliseconds(duration, option: "--in") }
+        if let seconds, !(seconds >= 0.001 && seconds < 1e12) { throw ValidationError("--seconds must be from 0.001 to 1e12") }
         try checkOutputFlags(quiet: output.quiet, follow: follow, wait: wait)
-        if let tick, DurationText.parseNanoseconds(tick) == nil {
-            throw ValidationError("--tick takes a duration such as 1s, 500ms or 1m; got '\(tick)'")
-        }
+        if let tick { _ = try DurationOption.milliseconds(tick, option: "--tick") }
         if let until, Self.parseUntil(until) == nil {
             throw ValidationError("--at takes RFC 3339 (2026-11-22T10:00:00Z) or HH:MM[:SS]; got '\(until)'")
         }
@@ -101,13 +97,22 @@ struct RegisterCountdown: ParsableCommand {
         local.tm_sec = Int32(values.count == 3 ? values[2] : 0)
         local.tm_isdst = -1
         var target = mktime(&local)
-        if target <= now { target += 86_400 }
+        if target <= now {
+            // The same wall-clock time the next day, which is not 24 hours on the eve of a DST change.
+            localtime_r(&now, &local)
+            local.tm_mday += 1
+            local.tm_hour = Int32(values[0])
+            local.tm_min = Int32(values[1])
+            local.tm_sec = Int32(values.count == 3 ? values[2] : 0)
+            local.tm_isdst = -1
+            target = mktime(&local)
+        }
         return WallTime(nanosecondsSinceEpoch: Int64(target) * 1_000_000_000)
     }
 
     /// The countdown's length in milliseconds, from --in or --seconds.
-    private var durationMs: Int64? {
-        if let duration { return DurationText.parseNanoseconds(duration).map { max(1, $0 / 1_000_000) } }
+    private func durationMs() throws -> Int64? {
+        if let duration { return try DurationOption.milliseconds(duration, option: "--in") }
         return seconds.map { Int64(($0 * 1000).rounded()) }
     }
 
@@ -123,8 +128,8 @@ struct RegisterCountdown: ParsableCommand {
                     maxAttempts: maxAttempts)
             }
             let spec = CountdownSpec(
-                key: key, durationMs: durationMs, until: until.flatMap(Self.parseUntil),
-                tickMs: tick.flatMap(DurationText.parseNanoseconds).map { $0 / 1_000_000 }, scope: scope,
+                key: key, durationMs: try durationMs(), until: until.flatMap(Self.parseUntil),
+                tickMs: try tick.map { try DurationOption.milliseconds($0, option: "--tick") }, scope: scope,
                 ephemeral: ephemeral ? true : nil, bindConnection: bindConnection ? true : nil, onExpire: expiry,
                 follow: follow ? true : nil)
             let connection = try global.connect()

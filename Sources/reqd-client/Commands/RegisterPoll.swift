@@ -37,7 +37,7 @@ struct RegisterPoll: ParsableCommand {
     @Option(help: "Give up (timed out) after this many polls.")
     var maxPolls: Int?
 
-    @Option(help: "Failed polls in a row that end the job (default 5).")
+    @Option(help: "Failed polls in a row that end the job (default: the daemon's poll.max_failures, 5 as shipped).")
     var maxFailures: Int?
 
     @Option(name: [.customShort("X"), .customLong("method")], help: "The HTTP method (default GET, or POST with --data).")
@@ -74,12 +74,8 @@ struct RegisterPoll: ParsableCommand {
         try checkOutputFlags(quiet: output.quiet, follow: follow, wait: wait)
         _ = try MethodURL.one(target, option: "register-poll").with(method: method)
         if timeLimit != nil, timeoutAlias != nil { throw ValidationError("give --time-limit once") }
-        guard let interval = DurationText.parseNanoseconds(every), interval > 0 else {
-            throw ValidationError("--every takes a positive duration such as 3s or 500ms; got '\(every)'")
-        }
-        if let limit, (DurationText.parseNanoseconds(limit) ?? 0) <= 0 {
-            throw ValidationError("--time-limit takes a positive duration such as 10m; got '\(limit)'")
-        }
+        _ = try DurationOption.milliseconds(every, option: "--every")
+        if let limit { _ = try DurationOption.milliseconds(limit, option: "--time-limit") }
         if let maxPolls, maxPolls < 1 { throw ValidationError("--max-polls must be at least 1") }
         if let maxFailures, maxFailures < 1 { throw ValidationError("--max-failures must be at least 1") }
         if bindConnection, !follow, !wait {
@@ -94,8 +90,8 @@ struct RegisterPoll: ParsableCommand {
             let spec = PollSpec(
                 url: target.url, method: target.method(hasBody: !body.isEmpty), headers: request.headerLines, body: body.text,
                 bodyBase64: body.base64,
-                everyMs: DurationText.parseNanoseconds(every).map { max(1, $0 / 1_000_000) } ?? 0, until: until,
-                progress: progress, timeoutMs: limit.flatMap(DurationText.parseNanoseconds).map { max(1, $0 / 1_000_000) },
+                everyMs: try DurationOption.milliseconds(every, option: "--every"), until: until,
+                progress: progress, timeoutMs: try limit.map { try DurationOption.milliseconds($0, option: "--time-limit") },
                 maxPolls: maxPolls, maxFailures: maxFailures, key: key, scope: scope, ephemeral: ephemeral ? true : nil,
                 bindConnection: bindConnection ? true : nil, follow: follow ? true : nil)
             let connection = try global.connect()

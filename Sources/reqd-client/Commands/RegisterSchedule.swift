@@ -73,12 +73,8 @@ struct RegisterSchedule: ParsableCommand {
         guard [calendar != nil, cron != nil, every != nil].filter({ $0 }).count == 1 else {
             throw ValidationError("give exactly one of --calendar, --cron or --every")
         }
-        if let every, (DurationText.parseNanoseconds(every) ?? 0) <= 0 {
-            throw ValidationError("--every takes a positive duration such as 30s, 5m or 1h; got '\(every)'")
-        }
-        if let randomizedDelay, DurationText.parseNanoseconds(randomizedDelay) == nil {
-            throw ValidationError("--randomized-delay takes a duration such as 30s; got '\(randomizedDelay)'")
-        }
+        if let every { _ = try DurationOption.milliseconds(every, option: "--every") }
+        if let randomizedDelay { _ = try DurationOption.milliseconds(randomizedDelay, option: "--randomized-delay") }
         if fixedDelay, randomizedDelay == nil { throw ValidationError("--fixed-delay needs --randomized-delay") }
         if every != nil, tz != nil { throw ValidationError("--tz applies to --calendar and --cron, not to --every") }
         try checkOutputFlags(quiet: output.quiet, follow: follow, wait: false)
@@ -93,9 +89,9 @@ struct RegisterSchedule: ParsableCommand {
     func run() throws {
         try runReporting {
             var spec = ScheduleSpec(
-                calendar: calendar, cron: cron, everyMs: every.flatMap(DurationText.parseNanoseconds).map { max(1, $0 / 1_000_000) },
+                calendar: calendar, cron: cron, everyMs: try every.map { try DurationOption.milliseconds($0, option: "--every") },
                 tz: tz, overlap: overlap, catchUp: catchUp,
-                randomizedDelayMs: randomizedDelay.flatMap(DurationText.parseNanoseconds).map { $0 / 1_000_000 },
+                randomizedDelayMs: try randomizedDelay.map { try DurationOption.milliseconds($0, option: "--randomized-delay") },
                 fixedDelay: fixedDelay ? true : nil, key: key, scope: scope, ephemeral: ephemeral ? true : nil,
                 bindConnection: bindConnection ? true : nil, follow: follow ? true : nil)
             if !target.isEmpty {

@@ -71,9 +71,7 @@ struct Submit: ParsableCommand {
         _ = try MethodURL.one(target, option: "submit").with(method: method)
         if !onSuccess.isEmpty { _ = try MethodURL.one(onSuccess, option: "--on-success") }
         if !onFailure.isEmpty { _ = try MethodURL.one(onFailure, option: "--on-failure") }
-        if let dedupeWindow, DurationText.parseNanoseconds(dedupeWindow) == nil, dedupeWindow != "0" {
-            throw ValidationError("--dedupe-window takes a duration such as 3s, or 0; got '\(dedupeWindow)'")
-        }
+        if let dedupeWindow { _ = try DurationOption.milliseconds(dedupeWindow, option: "--dedupe-window", zero: true) }
     }
 
     func run() throws {
@@ -86,7 +84,7 @@ struct Submit: ParsableCommand {
             retries.apply(to: &sent)
             let spec = SubmitSpec(
                 request: sent,
-                dedupeWindowMs: dedupeWindow.map { $0 == "0" ? 0 : (DurationText.parseNanoseconds($0) ?? 0) / 1_000_000 },
+                dedupeWindowMs: try dedupeWindow.map { try DurationOption.milliseconds($0, option: "--dedupe-window", zero: true) },
                 dedupeHeaders: dedupeHeaders.isEmpty ? nil : dedupeHeaders, key: replace, scope: scope,
                 ephemeral: ephemeral ? true : nil, bindConnection: bindConnection ? true : nil, follow: follow ? true : nil,
                 onSuccess: try reportRequest(onSuccess, option: "--on-success"),

@@ -49,10 +49,24 @@ final class DaemonConnection {
         return String(cString: entry.pointee.gr_name)
     }
 
+    /// When reads give up, with `waitTimedOut`; nil waits for as long as it takes.
+    private var readDeadline: ContinuousClock.Instant?
+
     /// Gives up reading after `seconds`; reads then fail with `waitTimedOut`.
     func setReadTimeout(seconds: Double) {
-        var value = timeval(tv_sec: Int(seconds), tv_usec: Int((seconds - Double(Int(seconds))) * 1e6))
+        readDeadline = .now + .nanoseconds(Int64(min(max(seconds, 0), 1e9) * 1e9))
+    }
+
+    /// Arms `SO_RCVTIMEO` with what is left until `readDeadline`; false when nothing is left.
+    private func armReadTimeout() -> Bool {
+        guard let readDeadline else { return true }
+        let left = ContinuousClock.now.duration(to: readDeadline)
+        guard left > .zero else { return false }
+        let (seconds, attoseconds) = left.components
+        // A zero timeval would mean no timeout at all: at least a microsecond is left.
+        var value = timeval(tv_sec: Int(seconds), tv_usec: max(Int(attoseconds / 1_000_000_000_000), seconds == 0 ? 1 : 0))
         setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &value, socklen_t(MemoryLayout<timeval>.size))
+        return true
     }
 
     /// Sends a request and returns its id.
@@ -65,29 +79,41 @@ final class DaemonConnection {
         try line.withUnsafeBytes { raw in
             var offset = 0
             while offset < raw.count {
-                let written = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
-                guard written > 0 else {
-                    throw ClientFailure(message: "the daemon closed the connection", status: ExitStatus.unreachable)
-                }
+                // MSG_NOSIGNAL: a daemon that closed the connection is an error here, not a SIGPIPE.
+                let written = Glibc.send(descriptor, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else { throw Self.closed }
                 offset += written
             }
         }
         return id
     }
 
+    /// The failure of a connection the daemon closed (or that broke).
+    private static let closed = ClientFailure(message: "the daemon closed the connection", status: ExitStatus.unreachable)
+
     /// The next line from the daemon.
     func readLine() throws -> [UInt8] {
         while ready.isEmpty {
+            guard armReadTimeout() else { throw ClientFailure(message: "timed out waiting", status: ExitStatus.waitTimedOut) }
             let count = read(descriptor, &readBuffer, readBuffer.count)
-            if count < 0, errno == EAGAIN || errno == EWOULDBLOCK {
-                throw ClientFailure(message: "timed out waiting", status: ExitStatus.waitTimedOut)
+            if count < 0 {
+                // A stop and `fg` (SIGTSTP, SIGCONT) interrupts the read: it goes on, to the same deadline.
+                if errno == EINTR { continue }
+                if errno == EAGAIN || errno == EWOULDBLOCK { continue }
             }
-            guard count > 0 else {
-                throw ClientFailure(message: "the daemon closed the connection", status: ExitStatus.unreachable)
-            }
+            guard count > 0 else { throw Self.closed }
             var frames: [LineFramer.Frame] = []
             framer.append(readBuffer[..<count], into: &frames)
-            for case .line(let line) in frames { ready.append(line) }
+            for frame in frames {
+                switch frame {
+                case .line(let line): ready.append(line)
+                case .oversized:
+                    throw ClientFailure(
+                        message: "the daemon sent a line longer than \(framer.maxLineBytes >> 20) MiB, which this client does not read",
+                        status: ExitStatus.protocolMismatch)
+                }
+            }
         }
         return ready.removeFirst()
     }

@@ -21,7 +21,7 @@ enum ExitStatus {
     static let invalidRequest: Int32 = 11
     /// The daemon cannot take the work now (`too_many_jobs`, `quota_exceeded`, `too_many_connections`, `storage_unavailable`, `shutting_down`).
     static let unavailable: Int32 = 12
-    /// Client and daemon do not understand each other (`bad_json`, `unknown_op`, `line_too_long`, `unsupported_protocol`).
+    /// Client and daemon do not understand each other (`bad_json`, `unknown_op`, `unsupported_protocol`).
     static let protocolMismatch: Int32 = 13
     /// The daemon reported an internal error.
     static let internalError: Int32 = 14
@@ -36,10 +36,11 @@ enum ExitStatus {
     static func forError(_ code: ErrorCode) -> Int32 {
         switch code {
         case .unknownJob: unknownJob
-        case .badField, .missingField, .unknownField, .conflictingFields, .badDuration, .badURL, .badCondition, .badSchedule, .deniedTarget:
+        case .badField, .missingField, .unknownField, .conflictingFields, .badDuration, .badURL, .badCondition, .badSchedule, .deniedTarget,
+            .lineTooLong:
             invalidRequest
         case .tooManyJobs, .quotaExceeded, .tooManyConnections, .storageUnavailable, .shuttingDown: unavailable
-        case .badJSON, .unknownOperation, .lineTooLong, .unsupportedProtocol: protocolMismatch
+        case .badJSON, .unknownOperation, .unsupportedProtocol: protocolMismatch
         case .internal: internalError
         }
     }

@@ -30,9 +30,19 @@ struct MethodURL: Equatable {
     /// The one `[METHOD] URL` of an option such as `--on-expire`; a `ValidationError` names `option`.
     static func one(_ words: [String], option: String) throws -> MethodURL {
         guard let all = all(in: words), all.count == 1 else {
-            throw ValidationError("\(option) takes [METHOD] URL, such as \(option) POST https://example.org/hook; got '\(words.joined(separator: " "))'")
+            let given = words.flatMap { $0.split(whereSeparator: \.isWhitespace) }.map { Self.shown(String($0)) }
+            throw ValidationError("\(option) takes [METHOD] URL, such as \(option) POST https://example.org/hook; got '\(given.joined(separator: " "))'")
         }
         return all[0]
+    }
+
+    /// A word as an error shows it: a URL's `user:password@` as `…@`, since a message must not
+    /// carry a password.
+    static func shown(_ word: String) -> String {
+        guard let scheme = word.range(of: "://") else { return word }
+        let authority = word[scheme.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        guard let at = authority.lastIndex(of: "@") else { return word }
+        return String(word[..<scheme.upperBound]) + "…" + String(word[at...])
     }
 
     /// This request with the method of `-X`, when given; a different method before the URL too is

@@ -5,7 +5,7 @@ import ReqdProtocol
 /// `--max-attempts`, `--backoff` and `--retry-on`: how a request job retries, for `submit` and for
 /// each run of `register-schedule`.
 struct RetryOptions: ParsableArguments {
-    @Option(help: "Attempts at most for each request, the first included (default 8).")
+    @Option(help: "Attempts at most for each request, the first included (default: the daemon's request.max_attempts, 8 as shipped).")
     var maxAttempts: Int?
 
     @Option(help: "The backoff before the second attempt and the largest one, such as 1s..5m; each wait is random up to the bound.")
@@ -21,7 +21,7 @@ struct RetryOptions: ParsableArguments {
     func validate() throws {
         if let maxAttempts, maxAttempts < 1 { throw ValidationError("--max-attempts must be at least 1") }
         if let backoff, parseBackoff(backoff) == nil {
-            throw ValidationError("--backoff takes MIN..MAX or MIN, such as 1s..5m; got '\(backoff)'")
+            throw ValidationError("--backoff takes MIN..MAX or MIN, such as 1s..5m, each at least 1ms; got '\(backoff)'")
         }
     }
 
