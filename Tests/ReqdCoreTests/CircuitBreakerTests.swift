@@ -306,6 +306,23 @@ struct CircuitBreakerTests {
         #expect(h.submitted(Self.order()).effects.sends.isEmpty, "still open after a reload that keeps a breaker")
     }
 
+    @Test("a reload that shortens breaker_open_for ends an open breaker's open time from its opening with the new length")
+    func reloadShortensOpenTime() throws {
+        var h = try Self.breaking()
+        _ = try Self.open(&h)
+        let opened = h.now.instant
+        let (held, effects) = h.submitted(Self.order())
+        #expect(effects.sends.isEmpty)
+        h.advance(5 * second)
+        var configuration = h.scheduler.configuration
+        try configuration.targets.update("api.example") { $0.breakerOpenForNanos = 10 * second }
+        _ = h.handle(.reconfigure(configuration))
+        var probe: HTTPSend?
+        while probe == nil, h.armed != nil { probe = h.fireAtArmedDeadline().sends.first }
+        #expect(probe?.job.rawValue == held.job.id)
+        #expect(h.now.instant.nanoseconds(since: opened) == 10 * second, "10 s after it opened, not the 30 s it opened with")
+    }
+
     @Test("a request out when it opened, answered after the probe closed it, is not counted in the fresh window")
     func staleEndAfterClose() throws {
         var h = try Self.breaking()

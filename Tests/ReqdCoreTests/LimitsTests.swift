@@ -126,6 +126,34 @@ struct LimitsTests {
         #expect(h.summary(uid: 1000)?.limits?.retainedJobs == LimitUsage(used: 2, limit: 2))
     }
 
+    @Test("dead letters are capped apart from other ended jobs: past limits.retained_jobs_per_user of one user's, or jobs.max_retained in all, the first created goes; other ended jobs stay")
+    func deadLettersCapped() throws {
+        var configuration = SchedulerConfiguration()
+        configuration.userLimits.retainedJobs = 3
+        configuration.maxRetainedJobs = 5
+        var h = Harness(configuration: configuration)
+        let expired = h.countdown(key: "ended", seconds: 1, ephemeral: true).id
+        _ = h.fireAtArmedDeadline()
+        func dead(_ index: Int, connection: UInt64 = 1) -> JobID {
+            let spec = SubmitSpec(
+                request: RequestSpec(method: "POST", url: "https://api.example/fails/\(index)", body: "{}", maxAttempts: 1),
+                dedupeWindowMs: 0)
+            let submitted = h.submitted(spec, connection: connection)
+            let send = submitted.effects.sends[0]
+            _ = h.handle(.httpFinished(send.job, attempt: send.attempt, .response(HTTPAnswer(status: 500))))
+            h.advance(1_000_000)
+            return JobID(submitted.reply.job.id)
+        }
+        let mine = (0..<5).map { dead($0) }
+        #expect(mine.map { h.scheduler.job($0)?.state } == [nil, nil, .dead, .dead, .dead], "a user keeps 3")
+        #expect(h.scheduler.job(expired)?.state == .expired, "the user's other ended job is not one of them")
+        // Another user's three make 6 in all, past jobs.max_retained: the first created goes.
+        let theirs = (5..<8).map { dead($0, connection: 2) }
+        #expect(h.scheduler.table.deadLetters == 5)
+        #expect(mine.map { h.scheduler.job($0)?.state } == [nil, nil, nil, .dead, .dead])
+        #expect(theirs.allSatisfy { h.scheduler.job($0)?.state == .dead })
+    }
+
     @Test("a user at limits.retained_jobs_per_user keeps the retention list at its limit: each forgotten job's entry goes in the next turn, not after jobs.retention")
     func forgottenEntriesGo() throws {
         var h = Self.limited { $0.retainedJobs = 50 }

@@ -81,6 +81,8 @@ struct TargetLimitsTests {
         let eu = limits("https://x.eu.example.com/")
         #expect(eu.table == "*.eu.example.com" && eu.concurrency == 3 && eu.rate == TargetRate("1/s"), "a key left out comes from the default table")
         #expect(limits("https://example.org/").table == "default")
+        #expect(limits("https://api.example.com./x").rate == TargetRate("4/s"), "the fully qualified name is the same host")
+        #expect(limits("https://API.example.com.:8443/x").rate == TargetRate("8/s"))
         #expect(limits("http://[::1]:8080/").burst == 7)
         #expect(limits("http://[::1]:8081/").table == "default")
         #expect(rules.limits(for: "other:80").concurrency == 64, "http.max_connections_per_host is the default concurrency")

@@ -26,6 +26,9 @@ struct SortedChunks<Element: Comparable & Sendable>: Sendable {
 
     var isEmpty: Bool { count == 0 }
 
+    /// The smallest element.
+    var first: Element? { chunks.first?.first }
+
     /// The chunk that holds `element` or would: the first whose last element is not below it,
     /// or the last chunk.
     private func chunkIndex(for element: Element) -> Int {

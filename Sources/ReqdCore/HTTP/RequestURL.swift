@@ -51,12 +51,17 @@ public enum RequestURL {
     /// The target a URL's requests count against (`TargetRules`): `host:port` in lower case, with
     /// the scheme's port (80, 443) when none is written; an IPv6 literal keeps its brackets. `url`
     /// must have passed `validate`.
+    ///
+    /// A name's final dot goes (`api.example.` is `api.example`), so that the fully qualified
+    /// spelling cannot escape the host's limits and breaker.
     public static func target(_ url: String) -> String {
         guard let separator = url.firstRange(of: "://"),
             let (host, port) = try? authority(of: url[separator.upperBound...], { _ in SchedulerError(.badURL, "") })
         else { return "" }
         let scheme = url[..<separator.lowerBound].lowercased()
-        return host.lowercased() + ":" + (port.flatMap { Int($0) }.map(String.init) ?? (scheme == "https" ? "443" : "80"))
+        var name = host.lowercased()
+        if name.count > 1, name.hasSuffix(".") { name.removeLast() }
+        return name + ":" + (port.flatMap { Int($0) }.map(String.init) ?? (scheme == "https" ? "443" : "80"))
     }
 
     /// The host (IPv6 literals keep their brackets) and the port text of what follows `://`.

@@ -89,4 +89,22 @@ extension JobTable {
         }
         return (due, looked)
     }
+
+    /// `owner`'s dead letters held now, and the first created of them.
+    func deadLetters(ownedBy owner: UInt32) -> (count: Int, first: JobID?) {
+        let leaf = listIndex.leaves[ListIndex.LeafKey(owner: owner, group: .all, state: .dead, kind: .request)]
+        return (leaf?.count ?? 0, leaf?.first?.id)
+    }
+
+    /// The first created of every owner's dead letters; nil when none is held. It looks at each
+    /// owner that has one.
+    func firstDeadLetter() -> JobID? {
+        var first: ListIndex.Entry?
+        for (owner, kinds) in counts where (kinds[.request]?[.dead] ?? 0) > 0 {
+            guard let entry = listIndex.leaves[ListIndex.LeafKey(owner: owner, group: .all, state: .dead, kind: .request)]?.first
+            else { continue }
+            if first.map({ entry < $0 }) ?? true { first = entry }
+        }
+        return first?.id
+    }
 }

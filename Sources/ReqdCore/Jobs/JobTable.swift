@@ -32,6 +32,8 @@ struct JobTable: Sendable {
     private(set) var counts: [UInt32: [JobKind: [JobState: Int]]] = [:]
     /// Jobs that have not ended.
     private(set) var liveJobs = 0
+    /// Dead letters held, every owner's.
+    private(set) var deadLetters = 0
     /// The same, by owner, and each owner's ended jobs that retention keeps: the per-user limits
     /// read them on every registration and every end.
     private var activeByOwner: [UInt32: Int] = [:]
@@ -228,7 +230,7 @@ struct JobTable: Sendable {
             liveJobs += delta
             activeByOwner[owner, default: 0] += delta
         case .dead:
-            break
+            deadLetters += delta
         default:
             retainedCountByOwner[owner, default: 0] += delta
         }

@@ -130,6 +130,25 @@ extension Scheduler {
         forgetsLeft = table.retentionGrew.isEmpty ? max(0, forgetsLeft - due.count) : 0
     }
 
+    /// Forgets the first created dead letters while `owner` holds more than
+    /// `limits.retained_jobs_per_user` of them, or every owner together more than
+    /// `jobs.max_retained`: dead letters are kept apart from other ended jobs (longer, for
+    /// `retry`), under the same caps, so that requests that fail at once cannot pile up for
+    /// `request.dead_retention`.
+    mutating func capDeadLetters(of owner: UInt32, at now: ClockReading, into effects: inout [SchedulerEffect]) {
+        let limits = configuration.userLimits
+        if limits.apply(to: owner) {
+            while true {
+                let (count, first) = table.deadLetters(ownedBy: owner)
+                guard count > limits.retainedJobs, let first else { break }
+                forgetRetained(first, at: now, into: &effects)
+            }
+        }
+        while table.deadLetters > configuration.maxRetainedJobs, let first = table.firstDeadLetter() {
+            forgetRetained(first, at: now, into: &effects)
+        }
+    }
+
     /// The caller's use of its limits, for the daemon summary.
     func limitsSummary(for peer: Peer) -> LimitsSummary {
         let limits = configuration.userLimits

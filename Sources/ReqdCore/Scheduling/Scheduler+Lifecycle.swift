@@ -188,7 +188,7 @@ extension Scheduler {
         }
         table.retireMachine(id)
         if state == .dead {
-            // Dead letters are kept longer, and leave through the one timer.
+            // Dead letters are kept longer, and leave through the one timer or past their caps.
             timers.set(.job(id), priority: now.instant.advanced(by: configuration.deadRetentionNanos))
         } else {
             table.retain(id, endedAt: now.instant)
@@ -197,6 +197,7 @@ extension Scheduler {
         if let parent = ended.delivery?.parent, parent.kind == .schedule {
             scheduleRunEnded(parent, run: id, as: state, at: now, into: &effects)
         }
+        if state == .dead { capDeadLetters(of: header.owner, at: now, into: &effects) }
     }
 
     /// Removes an ended job from memory and, unless another daemon holds its row now, from the store.

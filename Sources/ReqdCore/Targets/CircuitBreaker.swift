@@ -169,6 +169,13 @@ struct CircuitBreaker: Sendable {
         if probe?.job == job { probe = nil }
     }
 
+    /// The settings changed (a reload): an open breaker's open time counts from its opening with
+    /// the new `breaker_open_for`, so a shorter one ends it sooner.
+    mutating func openForChanged(_ settings: BreakerSettings) {
+        guard state == .open, let since else { return }
+        openUntil = since.advanced(by: settings.openForNanos)
+    }
+
     private mutating func open(_ settings: BreakerSettings, at now: Instant) {
         state = .open
         since = now

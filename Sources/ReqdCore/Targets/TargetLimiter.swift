@@ -315,12 +315,18 @@ struct TargetLimiter: Sendable {
     }
 
     /// The rules changed: every bucket starts full under the new rate, so a rate raised by a reload
-    /// applies to the jobs already waiting (the reload marks every target with jobs waiting), and
-    /// a target `rules` gives no breaker any more forgets the one it had.
+    /// applies to the jobs already waiting (the reload marks every target with jobs waiting), a
+    /// target `rules` gives no breaker any more forgets the one it had, and an open breaker's open
+    /// time follows the new `breaker_open_for` (its waiting jobs, marked, plan the wake-up again).
     mutating func rulesChanged(_ rules: TargetRules) {
         for target in Array(targets.keys) {
             targets[target]?.theoretical = .distantPast
-            if targets[target]?.breaker.isIdle == false, rules.limits(for: target).breaker == nil { dropBreaker(target) }
+            guard targets[target]?.breaker.isIdle == false else { continue }
+            if let settings = rules.limits(for: target).breaker {
+                targets[target]?.breaker.openForChanged(settings)
+            } else {
+                dropBreaker(target)
+            }
         }
     }
 

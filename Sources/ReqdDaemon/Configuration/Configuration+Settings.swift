@@ -119,7 +119,7 @@ extension Configuration {
             "the longest wait a `Retry-After` header may ask for"),
         Setting(
             "request.dead_retention", \.scheduler.deadRetentionNanos, .duration(), .reload,
-            "how long a dead-lettered request job is kept for `list --state dead` and `retry`"),
+            "how long a dead-lettered request job is kept for `list --state dead` and `retry`; at most `limits.retained_jobs_per_user` of one uid's and `jobs.max_retained` in all are kept, apart from other ended jobs, the first created going first"),
         Setting(
             "request.probe_max", \.scheduler.probeMaxNanos, .duration(), .reload,
             "the longest wait between probes of a target the network cannot reach (netlink changes probe at once)"),
