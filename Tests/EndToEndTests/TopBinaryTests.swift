@@ -113,6 +113,17 @@ struct TopBinaryTests {
                 busyRates.split(separator: "\n").contains { $0.hasPrefix("RATES/s") && !$0.contains("registrations 0 ") && !$0.contains("registrations - ") },
                 "a rate after \(registered) registrations:\n\(busyRates)")
 
+            // One connection serves every refresh: past its 5 s read limit, frames keep coming
+            // without a "did not answer" (a limit of the whole connection had run out there).
+            // Each frame lasts 200 ms; the screen is read every 50 ms for 6 s.
+            var problem: String?
+            for _ in 0..<120 where problem == nil {
+                let frame = try tmux.screen()
+                if frame.contains("did not answer") { problem = frame }
+                usleep(50_000)
+            }
+            #expect(problem == nil, "\(problem ?? "")")
+
             try tmux.run(["send-keys", "-t", "top", "q"])
             // top's status is written to a file, not read off the screen: tmux may clear a pane's
             // text once it dies, and its pane status was seen to stay unknown.

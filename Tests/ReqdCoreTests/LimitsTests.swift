@@ -134,16 +134,7 @@ struct LimitsTests {
         var h = Harness(configuration: configuration)
         let expired = h.countdown(key: "ended", seconds: 1, ephemeral: true).id
         _ = h.fireAtArmedDeadline()
-        func dead(_ index: Int, connection: UInt64 = 1) -> JobID {
-            let spec = SubmitSpec(
-                request: RequestSpec(method: "POST", url: "https://api.example/fails/\(index)", body: "{}", maxAttempts: 1),
-                dedupeWindowMs: 0)
-            let submitted = h.submitted(spec, connection: connection)
-            let send = submitted.effects.sends[0]
-            _ = h.handle(.httpFinished(send.job, attempt: send.attempt, .response(HTTPAnswer(status: 500))))
-            h.advance(1_000_000)
-            return JobID(submitted.reply.job.id)
-        }
+        func dead(_ index: Int, connection: UInt64 = 1) -> JobID { Self.dead(&h, index, connection: connection) }
         let mine = (0..<5).map { dead($0) }
         #expect(mine.map { h.scheduler.job($0)?.state } == [nil, nil, .dead, .dead, .dead], "a user keeps 3")
         #expect(h.scheduler.job(expired)?.state == .expired, "the user's other ended job is not one of them")
@@ -152,6 +143,35 @@ struct LimitsTests {
         #expect(h.scheduler.table.deadLetters == 5)
         #expect(mine.map { h.scheduler.job($0)?.state } == [nil, nil, nil, .dead, .dead])
         #expect(theirs.allSatisfy { h.scheduler.job($0)?.state == .dead })
+    }
+
+    /// Submits a request that fails at once (one attempt, a 500), so that it dies; 1 ms passes.
+    private static func dead(_ h: inout Harness, _ index: Int, connection: UInt64 = 1) -> JobID {
+        let spec = SubmitSpec(
+            request: RequestSpec(method: "POST", url: "https://api.example/fails/\(index)", body: "{}", maxAttempts: 1), dedupeWindowMs: 0)
+        let submitted = h.submitted(spec, connection: connection)
+        let send = submitted.effects.sends[0]
+        _ = h.handle(.httpFinished(send.job, attempt: send.attempt, .response(HTTPAnswer(status: 500))))
+        h.advance(1_000_000)
+        return JobID(submitted.reply.job.id)
+    }
+
+    @Test("the dead letter that just died stays, though it was created first: the cap forgets the next")
+    func justDiedStays() throws {
+        var configuration = SchedulerConfiguration()
+        configuration.userLimits.retainedJobs = 2
+        var h = Harness(configuration: configuration)
+        let spec = SubmitSpec(
+            request: RequestSpec(method: "POST", url: "https://api.example/slow", body: "{}", maxAttempts: 2, backoffMinMs: 1_000, backoffMaxMs: 1_000),
+            dedupeWindowMs: 0)
+        let long = h.submitted(spec)
+        let first = long.effects.sends[0]
+        _ = h.handle(.httpFinished(first.job, attempt: first.attempt, .response(HTTPAnswer(status: 500))))
+        let others = (0..<2).map { Self.dead(&h, $0) }
+        let retry = try #require(h.fireAtArmedDeadline().sends.first)
+        _ = h.handle(.httpFinished(retry.job, attempt: retry.attempt, .response(HTTPAnswer(status: 500))))
+        #expect(h.scheduler.job(JobID(long.reply.job.id))?.state == .dead)
+        #expect(others.map { h.scheduler.job($0)?.state } == [nil, .dead])
     }
 
     @Test("a user at limits.retained_jobs_per_user keeps the retention list at its limit: each forgotten job's entry goes in the next turn, not after jobs.retention")

@@ -90,21 +90,29 @@ extension JobTable {
         return (due, looked)
     }
 
-    /// `owner`'s dead letters held now, and the first created of them.
-    func deadLetters(ownedBy owner: UInt32) -> (count: Int, first: JobID?) {
-        let leaf = listIndex.leaves[ListIndex.LeafKey(owner: owner, group: .all, state: .dead, kind: .request)]
-        return (leaf?.count ?? 0, leaf?.first?.id)
+    /// `owner`'s dead letters held now, and the first created of them but `sparing`.
+    func deadLetters(ownedBy owner: UInt32, sparing: JobID) -> (count: Int, first: JobID?) {
+        guard let leaf = listIndex.leaves[ListIndex.LeafKey(owner: owner, group: .all, state: .dead, kind: .request)] else { return (0, nil) }
+        return (leaf.count, Self.first(of: leaf, sparing: sparing)?.id)
     }
 
-    /// The first created of every owner's dead letters; nil when none is held. It looks at each
-    /// owner that has one.
-    func firstDeadLetter() -> JobID? {
+    /// The first created of every owner's dead letters but `sparing`; nil when none is held. It
+    /// looks at each owner that has one.
+    func firstDeadLetter(sparing: JobID) -> JobID? {
         var first: ListIndex.Entry?
         for (owner, kinds) in counts where (kinds[.request]?[.dead] ?? 0) > 0 {
-            guard let entry = listIndex.leaves[ListIndex.LeafKey(owner: owner, group: .all, state: .dead, kind: .request)]?.first
+            guard let leaf = listIndex.leaves[ListIndex.LeafKey(owner: owner, group: .all, state: .dead, kind: .request)],
+                let entry = Self.first(of: leaf, sparing: sparing)
             else { continue }
             if first.map({ entry < $0 }) ?? true { first = entry }
         }
         return first?.id
+    }
+
+    /// A leaf's first entry, or its second when the first is `sparing`'s.
+    private static func first(of leaf: SortedChunks<ListIndex.Entry>, sparing: JobID) -> ListIndex.Entry? {
+        guard let first = leaf.first else { return nil }
+        guard first.id == sparing else { return first }
+        return leaf.count > 1 ? leaf.element(at: leaf.position(after: .init(chunk: 0, index: 0))) : nil
     }
 }

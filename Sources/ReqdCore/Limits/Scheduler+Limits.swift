@@ -130,24 +130,31 @@ extension Scheduler {
         forgetsLeft = table.retentionGrew.isEmpty ? max(0, forgetsLeft - due.count) : 0
     }
 
-    /// Forgets the first created dead letters while `owner` holds more than
-    /// `limits.retained_jobs_per_user` of them, or every owner together more than
-    /// `jobs.max_retained`: dead letters are kept apart from other ended jobs (longer, for
-    /// `retry`), under the same caps, so that requests that fail at once cannot pile up for
-    /// `request.dead_retention`.
-    mutating func capDeadLetters(of owner: UInt32, at now: ClockReading, into effects: inout [SchedulerEffect]) {
+    /// Forgets the first created dead letters (but `died`, the one that just died) while its
+    /// owner holds more than `limits.retained_jobs_per_user` of them, or every owner together
+    /// more than `jobs.max_retained`: dead letters are kept apart from other ended jobs (longer,
+    /// for `retry`), under the same caps, so that requests that fail at once cannot pile up for
+    /// `request.dead_retention`. At most `deadLetterForgets` go per death, so that a cap lowered
+    /// by a reload is met over the next deaths, not in one turn.
+    mutating func capDeadLetters(died: JobID, owner: UInt32, at now: ClockReading, into effects: inout [SchedulerEffect]) {
+        var left = Self.deadLetterForgets
         let limits = configuration.userLimits
         if limits.apply(to: owner) {
-            while true {
-                let (count, first) = table.deadLetters(ownedBy: owner)
+            while left > 0 {
+                let (count, first) = table.deadLetters(ownedBy: owner, sparing: died)
                 guard count > limits.retainedJobs, let first else { break }
                 forgetRetained(first, at: now, into: &effects)
+                left -= 1
             }
         }
-        while table.deadLetters > configuration.maxRetainedJobs, let first = table.firstDeadLetter() {
+        while left > 0, table.deadLetters > configuration.maxRetainedJobs, let first = table.firstDeadLetter(sparing: died) {
             forgetRetained(first, at: now, into: &effects)
+            left -= 1
         }
     }
+
+    /// The most dead letters one death makes the caps forget.
+    static let deadLetterForgets = 16
 
     /// The caller's use of its limits, for the daemon summary.
     func limitsSummary(for peer: Peer) -> LimitsSummary {

@@ -197,7 +197,7 @@ extension Scheduler {
         if let parent = ended.delivery?.parent, parent.kind == .schedule {
             scheduleRunEnded(parent, run: id, as: state, at: now, into: &effects)
         }
-        if state == .dead { capDeadLetters(of: header.owner, at: now, into: &effects) }
+        if state == .dead { capDeadLetters(died: id, owner: header.owner, at: now, into: &effects) }
     }
 
     /// Removes an ended job from memory and, unless another daemon holds its row now, from the store.

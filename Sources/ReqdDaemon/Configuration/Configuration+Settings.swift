@@ -63,7 +63,7 @@ extension Configuration {
         Setting(
             "jobs.retention", \.scheduler.retentionNanos, .duration(allowZero: true), .reload,
             "how long ended jobs stay visible to `status`, `list`, `wait`"),
-        Setting("jobs.max_retained", \.scheduler.maxRetainedJobs, .integer(0...100_000_000), .reload, "most ended jobs kept"),
+        Setting("jobs.max_retained", \.scheduler.maxRetainedJobs, .integer(0...100_000_000), .reload, "most ended jobs kept, and apart from them most dead letters"),
         Setting("countdown.default_tick", \.scheduler.defaultTickNanos, .duration(), .reload, "tick when none is given"),
         Setting("countdown.min_tick", \.scheduler.minTickNanos, .duration(), .reload, "smallest tick accepted"),
         Setting("countdown.max_duration", \.scheduler.maxDurationNanos, .duration(), .reload, "longer is `bad_duration`: a countdown, and every other duration a request gives (intervals, time limits, ticks, backoffs, dedupe windows, delays)"),
@@ -140,7 +140,7 @@ extension Configuration {
             "HTTP requests one uid may have on the wire; beyond it, jobs wait their turn (no attempt spent)"),
         Setting(
             "limits.retained_jobs_per_user", \.scheduler.userLimits.retainedJobs, .integer(0...100_000_000), .reload,
-            "ended jobs kept for one uid; beyond it, its oldest are forgotten"),
+            "ended jobs kept for one uid; beyond it, its oldest are forgotten. Its dead letters are kept apart, as many at most"),
         Setting(
             "limits.apply_to_root", \.scheduler.userLimits.applyToRoot, .boolean, .reload,
             "whether root is held to the `limits.*` too"),

@@ -74,7 +74,7 @@ struct RegisterSchedule: ParsableCommand {
             throw ValidationError("give exactly one of --calendar, --cron or --every")
         }
         if let every { _ = try DurationOption.milliseconds(every, option: "--every") }
-        if let randomizedDelay { _ = try DurationOption.milliseconds(randomizedDelay, option: "--randomized-delay") }
+        if let randomizedDelay { _ = try DurationOption.milliseconds(randomizedDelay, option: "--randomized-delay", zero: true) }
         if fixedDelay, randomizedDelay == nil { throw ValidationError("--fixed-delay needs --randomized-delay") }
         if every != nil, tz != nil { throw ValidationError("--tz applies to --calendar and --cron, not to --every") }
         try checkOutputFlags(quiet: output.quiet, follow: follow, wait: false)
@@ -91,7 +91,7 @@ struct RegisterSchedule: ParsableCommand {
             var spec = ScheduleSpec(
                 calendar: calendar, cron: cron, everyMs: try every.map { try DurationOption.milliseconds($0, option: "--every") },
                 tz: tz, overlap: overlap, catchUp: catchUp,
-                randomizedDelayMs: try randomizedDelay.map { try DurationOption.milliseconds($0, option: "--randomized-delay") },
+                randomizedDelayMs: try randomizedDelay.map { try DurationOption.milliseconds($0, option: "--randomized-delay", zero: true) },
                 fixedDelay: fixedDelay ? true : nil, key: key, scope: scope, ephemeral: ephemeral ? true : nil,
                 bindConnection: bindConnection ? true : nil, follow: follow ? true : nil)
             if !target.isEmpty {

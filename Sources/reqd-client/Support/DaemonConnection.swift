@@ -49,16 +49,16 @@ final class DaemonConnection {
         return String(cString: entry.pointee.gr_name)
     }
 
-    /// When reads give up, with `waitTimedOut`; nil waits for as long as it takes.
-    private var readDeadline: ContinuousClock.Instant?
+    /// How long one `readLine` waits for its line; nil waits for as long as it takes.
+    private var readTimeout: Duration?
 
-    /// Gives up reading after `seconds`; reads then fail with `waitTimedOut`.
+    /// Gives up a read of a line after `seconds`; it then fails with `waitTimedOut`.
     func setReadTimeout(seconds: Double) {
-        readDeadline = .now + .nanoseconds(Int64(min(max(seconds, 0), 1e9) * 1e9))
+        readTimeout = .nanoseconds(Int64(min(max(seconds, 0), 1e9) * 1e9))
     }
 
     /// Arms `SO_RCVTIMEO` with what is left until `readDeadline`; false when nothing is left.
-    private func armReadTimeout() -> Bool {
+    private func armReadTimeout(until readDeadline: ContinuousClock.Instant?) -> Bool {
         guard let readDeadline else { return true }
         let left = ContinuousClock.now.duration(to: readDeadline)
         guard left > .zero else { return false }
@@ -94,8 +94,9 @@ final class DaemonConnection {
 
     /// The next line from the daemon.
     func readLine() throws -> [UInt8] {
+        let deadline = ready.isEmpty ? readTimeout.map { ContinuousClock.now + $0 } : nil
         while ready.isEmpty {
-            guard armReadTimeout() else { throw ClientFailure(message: "timed out waiting", status: ExitStatus.waitTimedOut) }
+            guard armReadTimeout(until: deadline) else { throw ClientFailure(message: "timed out waiting", status: ExitStatus.waitTimedOut) }
             let count = read(descriptor, &readBuffer, readBuffer.count)
             if count < 0 {
                 // A stop and `fg` (SIGTSTP, SIGCONT) interrupts the read: it goes on, to the same deadline.

@@ -39,10 +39,10 @@ struct MethodURL: Equatable {
     /// A word as an error shows it: a URL's `user:password@` as `…@`, since a message must not
     /// carry a password.
     static func shown(_ word: String) -> String {
-        guard let scheme = word.range(of: "://") else { return word }
-        let authority = word[scheme.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        let start = word.range(of: "://")?.upperBound ?? word.startIndex
+        let authority = word[start...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         guard let at = authority.lastIndex(of: "@") else { return word }
-        return String(word[..<scheme.upperBound]) + "…" + String(word[at...])
+        return String(word[..<start]) + "…" + String(word[at...])
     }
 
     /// This request with the method of `-X`, when given; a different method before the URL too is

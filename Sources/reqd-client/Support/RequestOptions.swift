@@ -59,12 +59,12 @@ struct RequestOptions: ParsableArguments {
         return Payload(base64: bytes.base64EncodedString())
     }
 
-    /// How many bytes JSON takes for `bytes` in a string: two for a quote, a backslash and the
-    /// control characters with a short escape, six for the other control characters.
+    /// How many bytes the client's JSON writer takes for `bytes` in a string: two for a quote, a
+    /// backslash, a tab, a line feed and a carriage return, six for the other control characters.
     static func escapedLength(_ bytes: Data) -> Int {
         bytes.reduce(0) { length, byte in
             switch byte {
-            case 0x22, 0x5C, 0x08, 0x09, 0x0A, 0x0C, 0x0D: length + 2
+            case 0x22, 0x5C, 0x09, 0x0A, 0x0D: length + 2
             case 0..<0x20: length + 6
             default: length + 1
             }

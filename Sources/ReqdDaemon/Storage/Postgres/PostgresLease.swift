@@ -41,22 +41,21 @@ final class PostgresLease: StoreLease {
     }
 
     func renew() throws(DaemonError) {
-        var renewed = false
-        // In a transaction of its own, whose COMMIT is answered once it has committed: a lone
-        // statement is answered before its commit, which a server stopped between the two rolls
-        // back, and this daemon would count on a lease the others do not see.
-        try session.begin()
+        // One statement that commits before it is answered: a lone UPDATE is answered before its
+        // implicit transaction commits, which a server stopped between the two rolls back, and
+        // this daemon would count on a lease the others do not see. A block takes no values:
+        // the holder is hexadecimal digits, and the lease a number.
+        let block = """
+            DO $reqd$ BEGIN
+            UPDATE daemons SET lease_until = now() + make_interval(secs => \(Double(leaseNanos) / 1e9)::float8)
+            WHERE id = '\(holder.filter(\.isHexDigit))' AND lease_until > now();
+            IF NOT FOUND THEN RAISE EXCEPTION 'this daemon''s lease has expired' USING ERRCODE = '\(PostgresStoreBackend.leaseExpired)'; END IF;
+            COMMIT;
+            END $reqd$
+            """
         do throws(DaemonError) {
-            try session.read(
-                "UPDATE daemons SET lease_until = now() + make_interval(secs => ?2) WHERE id = ?1 AND lease_until > now() RETURNING 1::bigint",
-                [.text(holder), .real(Double(leaseNanos) / 1e9)]
-            ) { _ in renewed = true }
-            try session.commit()
-        } catch {
-            session.rollback()
-            throw error
-        }
-        guard renewed else {
+            try session.run(block)
+        } catch where error.code == .leaseLost {
             throw DaemonError(.leaseLost, "\(session.location): this daemon's lease had expired; other daemons may run its jobs now")
         }
     }
