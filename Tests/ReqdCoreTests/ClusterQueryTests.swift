@@ -94,6 +94,13 @@ struct ClusterQueryTests {
         _ = h.handle(.connectionClosed(ConnectionID(1)))
         second.state = .cancelled
         #expect(h.handle(.waitedJobEnded(second)).replies.isEmpty)
+        // A job whose row went before its end was read: the waiter is answered unknown_job.
+        let third = Self.rowElsewhere(seed: 9).record
+        _ = h.handle(.connectionOpened(ConnectionID(1), Peer(uid: 1000, pid: 10)))
+        _ = h.request(.wait(WaitRequest(job: third.id)))
+        _ = h.handle(.clusterAnswered(try #require(h.clusterQueries.last), .found(third)))
+        #expect(h.handle(.waitedJobGone(JobID(third.id))).errorCodes == [.unknownJob])
+        #expect(h.handle(.waitedJobGone(JobID(third.id))).replies.isEmpty, "answered once")
     }
 
     @Test("cancel of a job or a key another daemon holds goes to the store; a scope is cancelled here and there")

@@ -290,6 +290,23 @@ struct CountdownTests {
         #expect(again.replies.count == 1)
     }
 
+    @Test("a connection holds at most 16 watches of one job or scope; the next is refused quota_exceeded and changes nothing, and an unwatch makes room")
+    func watchesCapped() {
+        var h = Harness()
+        let (id, _, _) = h.countdown(key: "k", seconds: 10, scope: "s")
+        for selector in [JobSelector(job: id.rawValue), JobSelector(scope: "s")] {
+            var first: RequestID?
+            for _ in 0..<Subscriptions.maxWatchesOfOne {
+                first = first ?? .number(h.nextRequest)
+                #expect(h.request(.watch(selector)).errorCodes.isEmpty)
+            }
+            #expect(h.request(.watch(selector)).errorCodes == [.quotaExceeded])
+            #expect(h.request(.watch(selector), connection: 3).errorCodes.isEmpty, "another connection is not held back")
+            _ = h.request(.unwatch(UnwatchRequest(watch: first!)))
+            #expect(h.request(.watch(selector)).errorCodes.isEmpty)
+        }
+    }
+
     @Test("unwatch ends only the streams its watch request started")
     func unwatchEndsOneStream() {
         var h = Harness()

@@ -46,6 +46,38 @@ struct OnExpireTests {
         #expect(h.scheduler.table.headers { $0.kind == .request }.count == 1)
     }
 
+    @Test("the request job an expiry names can be watched and cancelled by id while its row is still being written")
+    func stagedSpawnWatchedAndCancelled() throws {
+        for cancelling in [false, true] {
+            var h = Harness()
+            h.autoCommit = false
+            _ = h.request(.registerCountdown(spec()))
+            _ = h.handle(.commitCompleted(h.pendingBarriers.removeFirst(), failure: nil))
+            let spawned = try #require(h.fireAtArmedDeadline().events(.expired).first?.spawned)
+            let watched = h.request(.watch(JobSelector(job: spawned)))
+            guard case .success(.watching(let watching))? = watched.replies.first?.result else {
+                throw TestFailure("the watch was refused: \(watched.replies)")
+            }
+            #expect(watching.job?.id == spawned && watching.streaming)
+            if cancelling {
+                let cancel = h.request(.cancel(JobSelector(job: spawned)))
+                #expect(cancel.errorCodes.isEmpty, "\(cancel.replies)")
+            }
+            var after: [SchedulerEffect] = []
+            while !h.pendingBarriers.isEmpty { after += h.handle(.commitCompleted(h.pendingBarriers.removeFirst(), failure: nil)) }
+            if cancelling {
+                #expect(after.sends.isEmpty, "a cancelled job sends nothing")
+                #expect(after.replies.contains { if case .success(.cancelled(let result)) = $0.result { result.cancelled == [spawned] } else { false } })
+                #expect(after.events(.cancelled).first?.job == spawned)
+            } else {
+                let send = try #require(after.sends.first)
+                let ended = h.handle(.httpFinished(send.job, attempt: send.attempt, .response(HTTPAnswer(status: 200))))
+                let event = try #require(ended.events.first { $0.event.type == .succeeded })
+                #expect(event.to.contains { $0.connection == ConnectionID(1) && $0.watch == watched.replies.first?.id })
+            }
+        }
+    }
+
     @Test("a request job started although its insert failed is written whole at its next write, until that commits")
     func unstoredSpawnWrittenWhole() throws {
         var h = Harness()

@@ -335,6 +335,17 @@ struct JobStoreTests {
         #expect(try SQLiteDatabase(path: directory.path + "/reqd.sqlite3").scalar("SELECT count(*) FROM attempts WHERE job = 'rq_x'") == 1)
     }
 
+    @Test("a wait whose job's row is gone before its end is read is told so (waitedJobGone), not left for a survey that never finds it")
+    func settledWaitOfAGoneRow() throws {
+        let directory = TemporaryDirectory()
+        let store = try JobStore(directory: directory.path) { _, _ in }
+        defer { store.close() }
+        var heard: [SchedulerEvent] = []
+        store.queue.sync { store.settleWait("rq_gone") { heard.append($0) } }
+        #expect(heard.count == 1)
+        #expect(heard.first.map { if case .waitedJobGone(let id) = $0 { id == JobID("rq_gone") } else { false } } == true, "\(heard)")
+    }
+
     @Test("a clean stop writes the change a failed commit left, once the disk is back, though nothing else came since")
     func closeWritesWhatAFailedCommitLeft() throws {
         let directory = TemporaryDirectory()

@@ -171,6 +171,16 @@ extension Scheduler {
         }
     }
 
+    /// A job another daemon held ended, and its row went before it could be read: its waiters here
+    /// get `unknown_job` rather than no reply, and its stream here is over.
+    mutating func waitedJobGone(_ id: JobID, into effects: inout [SchedulerEffect]) {
+        guard table[id] == nil else { return }
+        for (connection, request) in subscriptions.jobEnded(elsewhere: id) {
+            effects.append(
+                .reply(connection, request, .failure(SchedulerError(.unknownJob, "job '\(id)' ended and was forgotten before its end could be read"))))
+        }
+    }
+
     /// The job a row read from the shared store holds, when the caller may see it.
     private func job(_ raw: String, from record: JobRecord?, peer: Peer, at now: ClockReading) -> Result<Job, SchedulerError> {
         guard let record, record.id == raw, let job = job(from: record, visibleTo: peer, at: now) else {

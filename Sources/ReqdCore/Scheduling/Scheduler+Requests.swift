@@ -122,7 +122,7 @@ extension Scheduler {
         // Registrations still waiting for their commits came before this cancel: it ends them too.
         var staged = selector.job == nil
             ? commits.staged(key: selector.key, owner: peer.uid, scope: selector.scope, mayCancel: peer.mayAccess(ownerUID:))
-            : []
+            : stagedJob(selector, peer: peer).map { [$0.id] } ?? []
         var targets: [JobID]
         switch resolve(selector, peer: peer) {
         case .failure(let error) where staged.isEmpty || error.code != .unknownJob: return .failure(error)
@@ -169,6 +169,13 @@ extension Scheduler {
         staged.header.reason = .requested
         staged.header.endedAt = now.wall
         effects.append(.persist(.progress(id.rawValue, JobProgress(staged, at: now))))
+    }
+
+    /// The job a selector names by id while its row is still being written (a spawned job, whose
+    /// id its parent's event has already told), if the caller may see it.
+    func stagedJob(_ selector: JobSelector, peer: Peer) -> Job? {
+        guard let raw = selector.job, let job = commits.staged(JobID(raw)), peer.mayAccess(ownerUID: job.owner) else { return nil }
+        return job
     }
 
     /// The job ids a selector names for this caller: exactly one of job, key or scope.

@@ -170,6 +170,8 @@ public struct Scheduler: Sendable {
             clusterAnswered(query, answer, at: now, into: &effects)
         case .waitedJobEnded(let record):
             waitedJobEnded(record, at: now, into: &effects)
+        case .waitedJobGone(let id):
+            waitedJobGone(id, into: &effects)
         case .watchedElsewhere(let id, let daemon):
             watchedElsewhere(id, by: daemon, at: now, into: &effects)
         case .unwatchedElsewhere(let id, let daemon):

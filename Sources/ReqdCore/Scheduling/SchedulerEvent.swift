@@ -32,6 +32,9 @@ public enum SchedulerEvent: Sendable {
     case clusterAnswered(ClusterQuery, ClusterAnswer)
     /// A job another daemon held ended, read back from the shared store, for its waiters here.
     case waitedJobEnded(JobRecord)
+    /// A job another daemon held ended and its row was gone (forgotten, deleted) before this
+    /// daemon could read it: its waiters here are answered `unknown_job`.
+    case waitedJobGone(JobID)
     /// Another daemon (named) asks for the events of a job this one holds.
     case watchedElsewhere(JobID, by: String)
     /// Another daemon (named) no longer watches a job this one holds.

@@ -16,6 +16,7 @@ extension Scheduler {
             do throws(SchedulerError) { try configuration.validateName("scope", scope) } catch { return .failure(error) }
             // A watched countdown ticks: those this watch is the first to see start ticking now.
             let key = ScopeWatch(scope: scope, owner: peer.uid == 0 ? nil : peer.uid)
+            guard subscriptions.mayWatch(scope: key, connection: connection) else { return .failure(Self.tooManyWatches) }
             let ticking = subscriptions.isWatched(key) || subscriptions.isWatched(ScopeWatch(scope: scope, owner: nil))
             subscriptions.watch(scope: scope, connection: connection, tag: tag, peer: peer)
             if !ticking {
@@ -28,7 +29,15 @@ extension Scheduler {
         }
         let ids: [JobID]
         switch resolve(selector, peer: peer) {
-        case .failure(let error): return .failure(error)
+        case .failure(let error):
+            // A spawned job still being written (its parent's event named it) streams from when its
+            // commit completes, which starts it even when the write fails.
+            guard error.code == .unknownJob, let staged = stagedJob(selector, peer: peer), staged.delivery?.parent != nil else {
+                return .failure(error)
+            }
+            guard subscriptions.mayWatch(job: staged.id, connection: connection) else { return .failure(Self.tooManyWatches) }
+            subscriptions.watch(job: staged.id, connection: connection, tag: tag)
+            return .success(.watching(WatchResult(job: JobInfo(staged, at: now), scope: nil, streaming: true)))
         case .success(let found): ids = found
         }
         guard let id = ids.first, let job = job(id) else {
@@ -37,10 +46,18 @@ extension Scheduler {
         guard job.state == .active else {
             return .success(.watching(WatchResult(job: JobInfo(job, at: now), scope: nil, streaming: false)))
         }
+        guard subscriptions.mayWatch(job: id, connection: connection) else { return .failure(Self.tooManyWatches) }
         subscriptions.watch(job: id, connection: connection, tag: tag)
         if job.kind == .countdown { advance(id, at: now, into: &effects) }
         return .success(.watching(WatchResult(job: JobInfo(job, at: now), scope: nil, streaming: true)))
     }
+
+    /// The refusal of a watch past what one connection may hold (`Subscriptions.maxWatchesOfOne`
+    /// and the others).
+    static let tooManyWatches = SchedulerError(
+        .quotaExceeded,
+        "this connection holds as many watches as it may: \(Subscriptions.maxWatchesOfOne) of one job or scope, "
+            + "\(Subscriptions.maxWatchedJobs) jobs' and \(Subscriptions.maxWatchedScopes) scopes' in all; unwatch some, or watch on another connection")
 
     /// `wait`: replies once the job has ended; at once when it already has.
     mutating func wait(

@@ -70,6 +70,27 @@ struct Subscriptions: Sendable {
         connections[connection]?.watchedScopes[key, default: []].append(tag)
     }
 
+    /// The most watches one connection holds of one job or one scope; of jobs, and of scopes.
+    /// Watches cost the daemon memory and `unwatch` time but no socket bytes, so a client could
+    /// otherwise pile them up without bound.
+    static let maxWatchesOfOne = 16
+    static let maxWatchedJobs = 16_384
+    static let maxWatchedScopes = 1_024
+
+    /// Whether `connection` may watch job `id` once more.
+    func mayWatch(job id: JobID, connection: ConnectionID) -> Bool {
+        guard let state = connections[connection] else { return true }
+        if let tags = state.watchedJobs[id] { return tags.count < Self.maxWatchesOfOne }
+        return state.watchedJobs.count < Self.maxWatchedJobs
+    }
+
+    /// Whether `connection` may watch the scope `key` names once more.
+    func mayWatch(scope key: ScopeWatch, connection: ConnectionID) -> Bool {
+        guard let state = connections[connection] else { return true }
+        if let tags = state.watchedScopes[key] { return tags.count < Self.maxWatchesOfOne }
+        return state.watchedScopes.count < Self.maxWatchedScopes
+    }
+
     /// Ends a connection's subscriptions started by the request `tag`; returns how many.
     mutating func unwatch(connection: ConnectionID, tag: RequestID) -> Int {
         guard var state = connections[connection] else { return 0 }

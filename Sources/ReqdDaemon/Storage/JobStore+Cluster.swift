@@ -36,10 +36,14 @@ extension JobStore {
     }
 
     /// Hands `heard` the end of a job this daemon waits for, read from its row, and lets the job's
-    /// `waits` row go; an active job (a retry made it active again) keeps it.
+    /// `waits` row go; an active job (a retry made it active again) keeps it. A row already gone
+    /// (forgotten or deleted with its `waits` rows) is told as such, since no later survey finds it.
     func settleWait(_ id: String, _ heard: (SchedulerEvent) -> Void) {
         dispatchPrecondition(condition: .onQueue(queue))
-        guard !closed, let record = try? row(id) else { return }
+        guard !closed else { return }
+        let found: JobRecord?
+        do throws(DaemonError) { found = try row(id) } catch { return }
+        guard let record = found else { return heard(.waitedJobGone(JobID(id))) }
         if record.state == .active { return }
         heard(.waitedJobEnded(record))
         try? backend.read("DELETE FROM waits WHERE job = ?1 AND daemon = \(StoreDialect.holder)", [.text(id)]) { _ in }
