@@ -92,7 +92,7 @@ extension JobTable {
 
     /// `owner`'s dead letters held now, and the first created of them but `sparing`.
     func deadLetters(ownedBy owner: UInt32, sparing: JobID) -> (count: Int, first: JobID?) {
-        guard let leaf = listIndex.leaves[ListIndex.LeafKey(owner: owner, group: .all, state: .dead, kind: .request)] else { return (0, nil) }
+        guard let leaf = deadLeaf(ownedBy: owner) else { return (0, nil) }
         return (leaf.count, Self.first(of: leaf, sparing: sparing)?.id)
     }
 
@@ -101,12 +101,15 @@ extension JobTable {
     func firstDeadLetter(sparing: JobID) -> JobID? {
         var first: ListIndex.Entry?
         for (owner, kinds) in counts where (kinds[.request]?[.dead] ?? 0) > 0 {
-            guard let leaf = listIndex.leaves[ListIndex.LeafKey(owner: owner, group: .all, state: .dead, kind: .request)],
-                let entry = Self.first(of: leaf, sparing: sparing)
-            else { continue }
+            guard let leaf = deadLeaf(ownedBy: owner), let entry = Self.first(of: leaf, sparing: sparing) else { continue }
             if first.map({ entry < $0 }) ?? true { first = entry }
         }
         return first?.id
+    }
+
+    /// `owner`'s dead letters in creation order, from the list index.
+    private func deadLeaf(ownedBy owner: UInt32) -> SortedChunks<ListIndex.Entry>? {
+        listIndex.leaves[ListIndex.LeafKey(owner: owner, group: .all, state: .dead, kind: .request)]
     }
 
     /// A leaf's first entry, or its second when the first is `sparing`'s.

@@ -107,6 +107,20 @@ final class PostgresSession {
         guard tag == "COMMIT" else { throw DaemonError(.storeWriteFailed, "\(location): the transaction was rolled back") }
     }
 
+    /// Runs `body` in a transaction (`begin` is its BEGIN) that commits when `body` returns, once
+    /// the server says it committed, and rolls back when it throws.
+    func inTransaction<T>(_ begin: String = "BEGIN", _ body: () throws(DaemonError) -> T) throws(DaemonError) -> T {
+        try self.begin(begin)
+        do throws(DaemonError) {
+            let result = try body()
+            try commit()
+            return result
+        } catch {
+            rollback()
+            throw error
+        }
+    }
+
     /// Rolls the transaction `begin` started back; when that fails, the connection is closed,
     /// which ends the transaction on the server.
     func rollback() {

@@ -182,14 +182,7 @@ final class PostgresStoreBackend: LeasedStoreBackend {
     /// statement is answered before its implicit transaction commits, which a server stopped
     /// between the two rolls back after the caller took the change as made.
     func write(_ sql: String, _ values: [StoreValue], _ row: (any StoreRow) -> Void) throws(DaemonError) {
-        try session.begin()
-        do throws(DaemonError) {
-            try session.read(sql, values, row)
-            try session.commit()
-        } catch {
-            session.rollback()
-            throw error
-        }
+        try session.inTransaction { () throws(DaemonError) in try session.read(sql, values, row) }
     }
 
     func claim(all: Bool, _ read: (String, [StoreValue]) throws(DaemonError) -> Void) throws(DaemonError) {
@@ -296,14 +289,9 @@ final class PostgresStoreBackend: LeasedStoreBackend {
             try session.run("SELECT pg_advisory_unlock(hashtext(?1))", [old])
         }
         for step in version..<PostgresSchema.currentVersion {
-            try session.begin()
-            do throws(DaemonError) {
+            try session.inTransaction { () throws(DaemonError) in
                 for statement in PostgresSchema.migrations[step] { try session.run(statement) }
                 try session.run("UPDATE schema_version SET version = \(step + 1)")
-                try session.commit()
-            } catch {
-                session.rollback()
-                throw error
             }
             logger.notice("store schema migrated", metadata: ["store.location": "\(location)", "store.version": "\(step + 1)"])
         }
