@@ -85,6 +85,14 @@ struct TargetLimitsTests {
         #expect(limits("https://API.example.com.:8443/x").rate == TargetRate("8/s"))
         #expect(limits("http://[::1]:8080/").burst == 7)
         #expect(limits("http://[::1]:8081/").table == "default")
+        for spelling in ["http://[0:0::1]:8080/", "http://[0000:0000:0000:0000:0000:0000:0000:0001]:8080/", "http://[::0001]:08080/"] {
+            #expect(limits(spelling).burst == 7, "another spelling of the same address is the same target: \(spelling)")
+        }
+        try rules.update("[2001:DB8:0:0:1::0001]:443") { $0.burst = 9 }
+        #expect(limits("https://[2001:db8::1:0:0:1]/").burst == 9, "a table's IPv6 name is canonical too")
+        try rules.update("127.0.0.1:9000") { $0.burst = 11 }
+        #expect(limits("http://[::ffff:127.0.0.1]:9000/").burst == 11, "an IPv4-mapped address is its IPv4 target")
+        #expect(limits("http://[::FFFF:7F00:1]:9000/").burst == 11)
         #expect(rules.limits(for: "other:80").concurrency == 64, "http.max_connections_per_host is the default concurrency")
         for bad in ["api.example.com:0", "*.", "a b", "http://x", "[::1", "api.example.com:99999", "*.example.com:80"] {
             #expect(throws: SchedulerError.self, "\(bad)") { try rules.update(bad) { $0.burst = 1 } }

@@ -30,6 +30,20 @@ struct TargetPolicyTests {
         }
     }
 
+    @Test("an address has one canonical spelling (RFC 5952): the longest zero run as ::, the first of equal runs, IPv4 as a dotted quad")
+    func canonical() throws {
+        let cases = [
+            ("::1", "::1"), ("0:0:0:0:0:0:0:1", "::1"), ("::", "::"), ("2001:DB8:0:0:1:0:0:1", "2001:db8::1:0:0:1"),
+            ("2001:db8:0:0:1:0:0:0", "2001:db8:0:0:1::"), ("2001:0db8:0001:0:1:1:1:1", "2001:db8:1:0:1:1:1:1"),
+            ("1:0:1:0:1:0:1:0", "1:0:1:0:1:0:1:0"), ("fe80::1%eth0", "fe80::1"), ("::ffff:7f00:1", "127.0.0.1"),
+            ("::ffff:127.0.0.1", "127.0.0.1"), ("10.0.0.1", "10.0.0.1"), ("::1.2.3.4", "::102:304"),
+        ]
+        for (text, canonical) in cases {
+            #expect(try Self.address(text).canonical == canonical, "\(text)")
+            #expect(try Self.address(canonical) == Self.address(text), "\(canonical) parses back to \(text)")
+        }
+    }
+
     @Test("a deny range refuses the addresses in it, IPv4 written the IPv6 way included")
     func denyRanges() throws {
         let policy = try Self.policy(deny: ["169.254.0.0/16", "fe80::/10", "10.0.0.0/8"])

@@ -60,6 +60,28 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
             .joined(separator: ":")
     }
 
+    /// The one spelling RFC 5952 gives an address: an IPv4 address (IPv4-mapped included) as its
+    /// dotted quad, IPv6 in lower case without leading zeros, its longest run of two or more zero
+    /// groups (the first of equal runs) written `::`.
+    ///
+    /// Targets are counted by this spelling, so `[0:0::1]` cannot escape the limits of `[::1]`.
+    public var canonical: String {
+        if isV4 { return description }
+        let groups = stride(from: 0, to: 16, by: 2).map { UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]) }
+        var (bestStart, bestLength, start) = (-1, 1, -1)
+        for (index, group) in groups.enumerated() {
+            if group != 0 {
+                start = -1
+                continue
+            }
+            if start < 0 { start = index }
+            if index - start + 1 > bestLength { (bestStart, bestLength) = (start, index - start + 1) }
+        }
+        func text(_ range: Range<Int>) -> String { groups[range].map { String($0, radix: 16) }.joined(separator: ":") }
+        guard bestStart >= 0 else { return text(0..<8) }
+        return text(0..<bestStart) + "::" + text((bestStart + bestLength)..<8)
+    }
+
     private static func parseV4(_ text: Substring) -> [UInt8]? {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 4 else { return nil }

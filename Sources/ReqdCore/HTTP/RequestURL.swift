@@ -3,10 +3,8 @@
 public enum RequestURL {
     /// The part of a URL that names its server: scheme, host and port, as written.
     public static func origin(_ url: String) -> Substring {
-        guard let separator = url.firstRange(of: "://") else { return url[...] }
-        let rest = url[separator.upperBound...]
-        let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
-        return url[..<end]
+        guard let parts = Parts(url) else { return url[...] }
+        return url[..<parts.authorityEnd]
     }
 
     /// Accepts an absolute `http` or `https` URL with a host and an optional numeric port, and no
@@ -18,22 +16,25 @@ public enum RequestURL {
             SchedulerError(.badURL, "'\(url.prefix(200))' is not a usable URL: \(why)")
         }
         guard url.utf8.count <= 8192 else { throw SchedulerError(.badURL, "the URL is longer than 8192 bytes") }
+        let parts = Parts(url)
         // Credentials first: every later refusal echoes the URL.
-        let server = (url.firstRange(of: "://").map { url[$0.upperBound...] } ?? url[...]).prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        if server.contains("@") {
+        let credentials =
+            parts?.hasUserinfo
+            ?? url.utf8[..<Parts.authorityEnd(url.utf8, from: url.utf8.startIndex, stopAtFragment: true)].contains(UInt8(ascii: "@"))
+        if credentials {
             throw SchedulerError(
                 .badURL, "the URL carries credentials (user:password@), which reqd does not send or keep; give them in an Authorization header")
         }
-        guard let separator = url.firstRange(of: "://") else { throw refuse("it has no scheme; give http:// or https://") }
-        let scheme = url[..<separator.lowerBound].lowercased()
+        guard let parts else { throw refuse("it has no scheme; give http:// or https://") }
+        let scheme = url[..<parts.schemeEnd].lowercased()
         guard scheme == "http" || scheme == "https" else {
             throw refuse("only http and https are supported, not '\(scheme.prefix(32))'")
         }
-        guard !url.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F }) else {
+        // A byte at or below 0x20 or equal to 0x7F is always that ASCII character in UTF-8.
+        guard !url.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
             throw refuse("it contains spaces or control characters")
         }
-        let rest = url[separator.upperBound...]
-        let (host, port) = try authority(of: rest, refuse)
+        let (host, port) = try hostAndPort(url, from: parts.hostStart, to: parts.authorityEnd, refuse)
         guard !host.isEmpty, host != "[]" else { throw refuse("it has no host") }
         if let port {
             guard let number = Int(port), (1...65535).contains(number) else { throw refuse("the port is not 1 to 65535") }
@@ -42,86 +43,87 @@ public enum RequestURL {
 
     /// The host a URL names, without brackets around an IPv6 literal; `url` must have passed `validate`.
     public static func host(_ url: String) -> Substring {
-        guard let separator = url.firstRange(of: "://"),
-            let host = try? authority(of: url[separator.upperBound...], { _ in SchedulerError(.badURL, "") }).host
+        guard let parts = Parts(url),
+            let host = try? hostAndPort(url, from: parts.hostStart, to: parts.authorityEnd, { _ in SchedulerError(.badURL, "") }).host
         else { return "" }
         return host.hasPrefix("[") ? host.dropFirst().dropLast() : host
     }
 
     /// The target a URL's requests count against (`TargetRules`): `host:port` in lower case, with
-    /// the scheme's port (80, 443) when none is written; an IPv6 literal keeps its brackets. `url`
-    /// must have passed `validate`.
+    /// the scheme's port (80, 443) when none is written. `url` must have passed `validate`.
     ///
-    /// A name's final dot goes (`api.example.` is `api.example`), so that the fully qualified
-    /// spelling cannot escape the host's limits and breaker.
+    /// Each host has one spelling here, so that another cannot escape the host's limits and
+    /// breaker: a name loses its final dot (`api.example.` is `api.example`), and an IP literal
+    /// is written as `IPAddress.canonical` gives it, an IPv6 one in brackets (`[0:0::1]` is
+    /// `[::1]`, `[::ffff:127.0.0.1]` is `127.0.0.1`).
     public static func target(_ url: String) -> String {
-        guard let separator = url.firstRange(of: "://"),
-            let (host, port) = try? authority(of: url[separator.upperBound...], { _ in SchedulerError(.badURL, "") })
+        guard let parts = Parts(url),
+            let (host, port) = try? hostAndPort(url, from: parts.hostStart, to: parts.authorityEnd, { _ in SchedulerError(.badURL, "") })
         else { return "" }
-        let scheme = url[..<separator.lowerBound].lowercased()
-        var name = host.lowercased()
-        if name.count > 1, name.hasSuffix(".") { name.removeLast() }
-        return name + ":" + (port.flatMap { Int($0) }.map(String.init) ?? (scheme == "https" ? "443" : "80"))
+        let portText = port.flatMap { Int($0) }.map(String.init) ?? (isHTTPS(url[..<parts.schemeEnd]) ? "443" : "80")
+        return canonicalHost(host) + ":" + portText
     }
 
-    /// The host (IPv6 literals keep their brackets) and the port text of what follows `://`.
-    private static func authority(
-        of rest: Substring, _ refuse: (String) -> SchedulerError
-    ) throws(SchedulerError) -> (host: Substring, port: Substring?) {
-        let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
-        var authority = rest[..<authorityEnd]
-        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
-        var host = authority
-        var port: Substring?
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { throw refuse("an IPv6 host lacks its ']'") }
-            host = authority[...close]
-            let after = authority[authority.index(after: close)...]
-            if !after.isEmpty {
-                guard after.hasPrefix(":") else { throw refuse("unexpected text after the IPv6 host") }
-                port = after.dropFirst()
-            }
-        } else if let colon = authority.lastIndex(of: ":") {
-            host = authority[..<colon]
-            port = authority[authority.index(after: colon)...]
+    /// A host as `target` spells it.
+    static func canonicalHost(_ host: Substring) -> String {
+        if host.hasPrefix("["), host.count > 2, let address = IPAddress(host.dropFirst().dropLast()) {
+            return address.isV4 ? address.canonical : "[" + address.canonical + "]"
         }
-        return (host, port)
+        var name = host.lowercased()
+        if name.utf8.count > 1, name.hasSuffix(".") { name.removeLast() }
+        return name
+    }
+
+    /// Whether a scheme is `https`, in any case.
+    private static func isHTTPS(_ scheme: Substring) -> Bool {
+        scheme.utf8.count == 5 && scheme.utf8.elementsEqual("https".utf8) { $0 | 0x20 == $1 }
     }
 
     /// The URL as the dedupe fingerprint sees it: scheme and host in lower case, no default port,
     /// an empty path as `/`, query parameters sorted, no fragment (it never reaches the server).
     /// `url` must have passed `validate`.
     static func normalized(_ url: String) -> String {
-        guard let separator = url.firstRange(of: "://") else { return url }
-        let scheme = url[..<separator.lowerBound].lowercased()
-        var rest = url[separator.upperBound...]
-        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
-        let authorityEnd = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) ?? rest.endIndex
-        var authority = rest[..<authorityEnd]
-        var userinfo: Substring = ""
-        if let at = authority.lastIndex(of: "@") {
-            userinfo = authority[...at]
-            authority = authority[authority.index(after: at)...]
+        let bytes = url.utf8
+        guard let separator = Parts.separator(bytes) else { return url }
+        let afterSeparator = bytes.index(separator, offsetBy: 3)
+        let end = bytes[afterSeparator...].firstIndex(of: UInt8(ascii: "#")) ?? bytes.endIndex
+        let authorityEnd = Parts.authorityEnd(bytes[..<end], from: afterSeparator, stopAtFragment: false)
+        let at = bytes[afterSeparator..<authorityEnd].lastIndex(of: UInt8(ascii: "@"))
+        let hostStart = at.map { bytes.index(after: $0) } ?? afterSeparator
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + 1)
+        appendLowercased(url[..<separator], to: &out)
+        let schemeLength = out.count
+        out += bytes[separator..<hostStart]
+        let hostPortStart = out.count
+        appendLowercased(url[hostStart..<authorityEnd], to: &out)
+        let defaultPort = out.prefix(schemeLength).elementsEqual("http".utf8) ? ":80" : out.prefix(schemeLength).elementsEqual("https".utf8) ? ":443" : ""
+        if !defaultPort.isEmpty, out.count - hostPortStart >= defaultPort.utf8.count, out.suffix(defaultPort.utf8.count).elementsEqual(defaultPort.utf8) {
+            out.removeLast(defaultPort.utf8.count)
         }
-        var hostPort = authority.lowercased()
-        for defaultPort in [("http", ":80"), ("https", ":443")] where scheme == defaultPort.0 && hostPort.hasSuffix(defaultPort.1) {
-            hostPort.removeLast(defaultPort.1.count)
-        }
-        let pathAndQuery = rest[authorityEnd...]
-        let queryStart = pathAndQuery.firstIndex(of: "?")
-        let path = queryStart.map { pathAndQuery[..<$0] } ?? pathAndQuery
-        var normalized = scheme + "://" + userinfo + hostPort + (path.isEmpty ? "/" : path)
+        let queryStart = bytes[authorityEnd..<end].firstIndex(of: UInt8(ascii: "?"))
+        let pathEnd = queryStart ?? end
+        if authorityEnd == pathEnd { out.append(UInt8(ascii: "/")) } else { out += bytes[authorityEnd..<pathEnd] }
         if let queryStart {
-            let parameters = pathAndQuery[pathAndQuery.index(after: queryStart)...].split(separator: "&", omittingEmptySubsequences: true)
-            if !parameters.isEmpty {
-                let sorted = parameters.enumerated().sorted { lhs, rhs in
+            let parameters = bytes[bytes.index(after: queryStart)..<end].split(separator: UInt8(ascii: "&"))
+            if parameters.count == 1 {
+                out.append(UInt8(ascii: "?"))
+                out += parameters[0]
+            } else if !parameters.isEmpty {
+                let sorted = parameters.map { Substring($0) }.enumerated().sorted { lhs, rhs in
                     let (a, b) = (Self.name(lhs.element), Self.name(rhs.element))
                     return a != b ? a < b : lhs.offset < rhs.offset
                 }
-                normalized += "?" + sorted.map(\.element).joined(separator: "&")
+                out += ("?" + sorted.map(\.element).joined(separator: "&")).utf8
             }
         }
-        return normalized
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends `text` in lower case: byte by byte when it is ASCII, as `lowercased()` does otherwise.
+    private static func appendLowercased(_ text: Substring, to out: inout [UInt8]) {
+        guard text.utf8.allSatisfy({ $0 < 0x80 }) else { return out += text.lowercased().utf8 }
+        for byte in text.utf8 { out.append(byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte) }
     }
 
     /// A query parameter's name: the part before `=`.

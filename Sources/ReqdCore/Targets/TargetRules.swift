@@ -115,27 +115,35 @@ public struct TargetRules: Sendable, Hashable {
         return target[..<colon]
     }
 
-    /// A table's name in lower case, or nil when it is not `HOST`, `HOST:PORT` or `*.DOMAIN`.
+    /// A table's name as `RequestURL.target` spells a target (lower case, IP literals in their
+    /// canonical form, the port without leading zeros), or nil when it is not `HOST`,
+    /// `HOST:PORT` or `*.DOMAIN`.
     static func normalizedName(_ name: String) -> String? {
         let lower = name.lowercased()
         if lower.hasPrefix("*.") {
             return isHostName(lower.dropFirst(2)) ? lower : nil
         }
         var host = Substring(lower)
+        var port: Substring?
         if lower.hasPrefix("[") {
             guard let close = lower.firstIndex(of: "]"), IPAddress(lower[lower.index(after: lower.startIndex)..<close]) != nil
             else { return nil }
             host = lower[...close]
             let rest = lower[lower.index(after: close)...]
-            if rest.isEmpty { return lower }
-            guard rest.hasPrefix(":"), isPort(rest.dropFirst()) else { return nil }
-            return lower
+            if !rest.isEmpty {
+                guard rest.hasPrefix(":") else { return nil }
+                port = rest.dropFirst()
+            }
+        } else {
+            if let colon = lower.lastIndex(of: ":") {
+                port = lower[lower.index(after: colon)...]
+                host = lower[..<colon]
+            }
+            guard isHostName(host) || IPAddress(host) != nil else { return nil }
         }
-        if let colon = lower.lastIndex(of: ":") {
-            guard isPort(lower[lower.index(after: colon)...]) else { return nil }
-            host = lower[..<colon]
-        }
-        return isHostName(host) || IPAddress(host) != nil ? lower : nil
+        guard let port else { return RequestURL.canonicalHost(host) }
+        guard isPort(port), let number = Int(port) else { return nil }
+        return RequestURL.canonicalHost(host) + ":" + String(number)
     }
 
     private static func isPort(_ text: Substring) -> Bool {
