@@ -161,6 +161,9 @@ struct DurabilityTests {
         (CountdownSpec(key: "k", until: WallTime(nanosecondsSinceEpoch: 0)), .badDuration),
         (CountdownSpec(key: "", durationMs: 1_000), .badField),
         (CountdownSpec(key: "a\u{7}b", durationMs: 1_000), .badField),
+        (CountdownSpec(key: "a\u{7F}", durationMs: 1_000), .badField),
+        (CountdownSpec(key: "é\u{85}", durationMs: 1_000), .badField),
+        (CountdownSpec(key: "k", durationMs: 1_000, scope: "\u{9F}"), .badField),
         (CountdownSpec(key: String(repeating: "x", count: 300), durationMs: 1_000), .badField),
     ])
     func invalidCountdowns(spec: CountdownSpec, code: SchedulerError.Code) {
