@@ -182,6 +182,16 @@ struct VocabularyBinaryTests {
         let refused = try Binaries.client(["delete", activeID], socket: daemon.socket)
         #expect(refused.status == 11)
         #expect(refused.stderr.contains("cancel it first"))
+        // Several ids: the refused ones are named, the others still go, and the first refusal sets the status.
+        let more = try (0..<2).map { n in
+            try Binaries.client(["submit", "POST", server.url("/broken?n=\(n)"), "--max-attempts", "1", "--wait", "-q"], socket: daemon.socket)
+                .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let several = try Binaries.client(["delete", more[0], "rq_aaaaaaaaaa", activeID, more[1]], socket: daemon.socket)
+        #expect(several.status == 10, "unknown_job came first: \(several.stderr)")
+        #expect(several.stdout == "deleted \(more[0])  (dead)\ndeleted \(more[1])  (dead)\n")
+        #expect(several.stderr.contains("rq_aaaaaaaaaa") && several.stderr.contains("cancel it first"), "\(several.stderr)")
+        #expect(try Binaries.client(["status", more[1]], socket: daemon.socket).status == 10, "the id after the refusals was deleted")
         daemon.stop()
         let again = try DaemonProcess(directory: directory)
         defer { again.stop() }
@@ -203,6 +213,24 @@ struct VocabularyBinaryTests {
             #expect(updates.first == "a-rather-long-count")
             let last = updates.last?.trimmingCharacters(in: .newlines)
             #expect(last?.hasPrefix("a-rather-long-countdown-key  expired") == true, "the end is shown whole: \(last ?? "")")
+        }
+    }
+
+    @Test("an error during a live --follow line starts on a line of its own")
+    func errorAfterLiveLine() throws {
+        try withServerAndDaemon { _, daemon in
+            let pid = daemon.process.processIdentifier
+            Thread {
+                usleep(1_500_000)
+                kill(pid, SIGKILL)
+            }.start()
+            let command = "\(Binaries.client) --socket \(daemon.socket) register-countdown --key k --in 60s --follow"
+            let outcome = try Binaries.run("/usr/bin/script", ["-qec", command, "/dev/null"], timeout: 20)
+            // Through the terminal, standard output and standard error arrive as one stream.
+            let parts = outcome.stdout.components(separatedBy: "reqd-client: ")
+            #expect(outcome.stdout.contains("\r\u{1B}[Kk"), "a live line was drawn: \(outcome.stdout.debugDescription)")
+            #expect(parts.count == 2, "one error: \(outcome.stdout.debugDescription)")
+            #expect(parts.first?.unicodeScalars.last == "\n", "the live line is ended before the error: \(outcome.stdout.debugDescription)")
         }
     }
 

@@ -4,7 +4,11 @@ import ReqdProtocol
 struct Delete: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Forget ended or dead jobs now, from the daemon and its store, before their retention passes.",
-        discussion: "An active job is refused (exit 11): cancel it first.")
+        discussion: """
+            An active job is refused (exit 11): cancel it first. Every id is tried: one the daemon \
+            refuses is named on stderr and the rest are still deleted; the exit status is the first \
+            refusal's.
+            """)
 
     @OptionGroup var global: GlobalOptions
 
@@ -20,8 +24,17 @@ struct Delete: ParsableCommand {
     func run() throws {
         try runReporting {
             let connection = try global.connect()
+            var status = ExitStatus.success
             for job in jobs {
-                let result = try connection.call(.delete(DeleteRequest(job: job)), as: JobResult.self)
+                let result: JobResult
+                do {
+                    result = try connection.call(.delete(DeleteRequest(job: job)), as: JobResult.self)
+                } catch let failure as ClientFailure where failure.wire != nil {
+                    // The daemon refused this id; the connection is fine, so the others go on.
+                    Output.error(failure.message)
+                    if status == ExitStatus.success { status = failure.status }
+                    continue
+                }
                 if global.json {
                     Output.json(result)
                 } else if output.quiet {
@@ -30,7 +43,7 @@ struct Delete: ParsableCommand {
                     Output.line("deleted \(result.job.id)  (\(result.job.state.rawValue))")
                 }
             }
-            return ExitStatus.success
+            return status
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import ReqdProtocol
+import Synchronization
 
 /// Writes the client's output.
 enum Output {
@@ -16,7 +17,11 @@ enum Output {
     /// line and is not rewritten again, is shown whole, as it says how the job ended.
     static func live(_ text: String, ending: Bool = false) {
         raw("\r\u{1B}[K" + (ending ? text + "\n" : String(text.prefix(max(1, columns - 1)))))
+        liveLineOpen.store(!ending, ordering: .relaxed)
     }
+
+    /// Whether the live line was drawn and not ended: an error then starts on a line of its own.
+    private static let liveLineOpen = Atomic<Bool>(false)
 
     /// The terminal's width: `$COLUMNS` when set (it overrides, as POSIX has it), else the window
     /// size of standard output, else 80.
@@ -28,6 +33,7 @@ enum Output {
     }
 
     static func error(_ text: String) {
+        if liveLineOpen.exchange(false, ordering: .relaxed) { raw("\n") }
         FileHandle.standardError.write(Data(("reqd-client: " + text + "\n").utf8))
     }
 
