@@ -190,6 +190,45 @@ struct GroupTests {
         #expect(h.scheduler.table.headers { $0.kind == .request }.count == 1)
     }
 
+    @Test("an on_complete report stays within http.max_request_bytes: answer bodies go first, then the lists' ends, counted")
+    func reportWithinLimit() throws {
+        for (count, expectCut) in [(10, false), (200, true)] {
+            var h = Harness(configuration: { var c = SchedulerConfiguration(); c.maxRequestBodyBytes = 8_000; return c }())
+            let spec = GroupSpec(members: members(count), concurrency: count, onComplete: RequestSpec(url: "https://hooks.example/done"), ephemeral: true)
+            var out = h.group(spec).effects.sends
+            var report: HTTPSend?
+            while !out.isEmpty {
+                let send = out.removeFirst()
+                if send.request.url == "https://hooks.example/done" {
+                    report = send
+                    continue
+                }
+                let index = Int(send.request.url.split(separator: "/").last ?? "") ?? 0
+                let answer = HTTPAnswer(status: index.isMultiple(of: 2) ? 200 : 500, body: [UInt8](repeating: UInt8(ascii: "x"), count: 3_000))
+                out += h.handle(.httpFinished(send.job, attempt: send.attempt, .response(answer))).sends
+            }
+            let send = try #require(report)
+            let bytes = send.request.body ?? []
+            #expect(bytes.count <= 8_000, "\(count) members: \(bytes.count) bytes")
+            guard case .object(let result)? = JSONValue(json: bytes), case .array(let kept)? = result["members"],
+                case .array(let errors)? = result["errors"]
+            else { throw TestFailure("unexpected body \(String(decoding: bytes, as: UTF8.self))") }
+            #expect(result["total"] == .number(Double(count)) && result["failures"] == .number(Double(count / 2)))
+            for member in kept {
+                guard case .object(let fields) = member else { continue }
+                #expect(fields["body"] == nil && fields["truncated"] == .bool(true), "answer bodies are left out first")
+            }
+            let membersOmitted: Int
+            if case .number(let n)? = result["members_omitted"] { membersOmitted = Int(n) } else { membersOmitted = 0 }
+            let errorsOmitted: Int
+            if case .number(let n)? = result["errors_omitted"] { errorsOmitted = Int(n) } else { errorsOmitted = 0 }
+            #expect(kept.count + membersOmitted == count)
+            #expect(errors.count + errorsOmitted == count / 2)
+            #expect((membersOmitted > 0) == expectCut, "\(count) members: \(kept.count) kept")
+            if expectCut { #expect(errors.count > kept.count, "errors are kept before members") }
+        }
+    }
+
     @Test("two groups with identical members share nothing")
     func isolation() throws {
         var h = Harness()

@@ -129,7 +129,7 @@ extension Scheduler {
         switch job.kind {
         case .countdown, .poll, .schedule: return nil
         case .request: return Delivery.report(of: job, state: state).map(JSONBody.encode)
-        case .group: return Group.report(of: job, state: state).map(JSONBody.encode)
+        case .group: return Group.reportBody(of: job, state: state, limit: configuration.maxRequestBodyBytes)
         }
     }
 
