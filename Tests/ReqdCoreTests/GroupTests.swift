@@ -229,6 +229,18 @@ struct GroupTests {
         }
     }
 
+    @Test("members that end in one turn each report the counts of their own step")
+    func countsPerMemberInOneTurn() throws {
+        var h = Harness()
+        let (_, registered) = h.group(GroupSpec(members: members(4), concurrency: 3, follow: true))
+        #expect(registered.sends.count == 3)
+        // The three requests go unanswered and time out in the same timer turn.
+        h.advance(h.scheduler.configuration.requestTimeoutNanos + second)
+        let events = h.fireDue().events(.member)
+        #expect(events.map(\.done) == [1, 2, 3], "\(events)")
+        #expect(events.map(\.failures) == [1, 2, 3])
+    }
+
     @Test("two groups with identical members share nothing")
     func isolation() throws {
         var h = Harness()

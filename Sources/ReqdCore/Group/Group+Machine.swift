@@ -62,8 +62,9 @@ extension Group {
             return
         }
         let member = members[index]
-        action.notes.append(
-            JobNote(.member, status: member.delivery.lastStatus, error: member.error, member: index, memberState: member.state))
+        var note = JobNote(.member, status: member.delivery.lastStatus, error: member.error, member: index, memberState: member.state)
+        (note.done, note.failures) = (done, failures)
+        action.notes.append(note)
         if complete {
             action.end = completion()
         } else {

@@ -10,6 +10,10 @@ struct JobNote: Sendable, Hashable {
     var memberState: MemberState?
     /// Why a job is held.
     var reason: EventReason?
+    /// A group's counts when this member ended: several members ending in one turn each report
+    /// their own step, not the turn's last.
+    var done: Int?
+    var failures: Int?
 
     init(
         _ type: JobEventType, remainingMs: Int64? = nil, status: Int? = nil, error: String? = nil, member: Int? = nil,
@@ -32,5 +36,7 @@ struct JobNote: Sendable, Hashable {
         event.member = member
         event.memberState = memberState
         event.reason = reason ?? event.reason
+        event.done = done ?? event.done
+        event.failures = failures ?? event.failures
     }
 }
