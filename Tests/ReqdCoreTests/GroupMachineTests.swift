@@ -34,9 +34,11 @@ private extension Group {
     }
 }
 
-/// The `member` note of a member that ended.
-private func ended(_ index: Int, _ state: MemberState, status: Int? = nil, error: String? = nil) -> JobNote {
-    JobNote(.member, status: status, error: error, member: index, memberState: state)
+/// The `member` note of a member that ended, with the group's counts after it.
+private func ended(_ index: Int, _ state: MemberState, status: Int? = nil, error: String? = nil, done: Int, failures: Int) -> JobNote {
+    var note = JobNote(.member, status: status, error: error, member: index, memberState: state)
+    (note.done, note.failures) = (done, failures)
+    return note
 }
 
 @Suite("Group machine, alone")
@@ -51,7 +53,7 @@ struct GroupMachineTests {
         #expect(group.advance(id, at: at(0), timeout: timeout) == JobAction(deadline: .set(at(30 * second))))
         #expect(
             group.finished(2, Fixture.answer(200), at: 1 * second)
-                == JobAction(notes: [ended(1, .succeeded, status: 200)], persist: [.member(1)]))
+                == JobAction(notes: [ended(1, .succeeded, status: 200, done: 1, failures: 0)], persist: [.member(1)]))
         #expect(
             group.advance(id, at: at(1 * second), timeout: timeout)
                 == JobAction(wire: [group.send(2, 3)], deadline: .set(at(30 * second)), persist: [.member(2)]))
@@ -103,7 +105,7 @@ struct GroupMachineTests {
         #expect(allGood.finished(1, Fixture.answer(200), at: 1 * second)?.persist == [.member(0)])
         #expect(
             allGood.finished(2, Fixture.answer(204), at: 1 * second)
-                == JobAction(notes: [ended(1, .succeeded, status: 204)], end: JobEnd(.succeeded, report: report)))
+                == JobAction(notes: [ended(1, .succeeded, status: 204, done: 2, failures: 0)], end: JobEnd(.succeeded, report: report)))
 
         var oneBad = Group.of(2, concurrency: 2, onComplete: report)
         _ = oneBad.advance(id, at: at(0), timeout: timeout)
@@ -111,7 +113,7 @@ struct GroupMachineTests {
         #expect(
             oneBad.finished(2, Fixture.answer(404), at: 1 * second)
                 == JobAction(
-                    notes: [ended(1, .failed, status: 404, error: "the server answered 404")],
+                    notes: [ended(1, .failed, status: 404, error: "the server answered 404", done: 2, failures: 1)],
                     end: JobEnd(.failed, error: "1 of 2 members did not succeed", report: report)))
     }
 
@@ -137,7 +139,7 @@ struct GroupMachineTests {
         #expect(
             group.timerFired(at: 30 * second)
                 == JobAction(
-                    wire: [.abort(attempt: 1)], notes: [ended(0, .failed, error: "no answer within 30s")], persist: [.member(0)],
+                    wire: [.abort(attempt: 1)], notes: [ended(0, .failed, error: "no answer within 30s", done: 1, failures: 1)], persist: [.member(0)],
                     timedOut: ["https://api.example"]))
         #expect(group.advance(id, at: at(30 * second), timeout: timeout).wire == [group.send(1, 2)])
     }

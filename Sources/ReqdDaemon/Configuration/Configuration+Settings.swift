@@ -77,7 +77,7 @@ extension Configuration {
             "a larger response body, counted once decoded (gzip, deflate), fails the request"),
         Setting(
             "http.max_request_bytes", \.scheduler.maxRequestBodyBytes, .integer(0...(64 << 20)), .reload,
-            "a larger request body is `bad_field`"),
+            "a larger request body is `bad_field`; a group's `on_complete` report is cut to fit it (PROTOCOL.md, `register-group`)"),
         Setting(
             "http.max_redirects", \.http.maxRedirects, .integer(0...50), .restart,
             "redirects followed; `0` makes the 3xx the answer"),
