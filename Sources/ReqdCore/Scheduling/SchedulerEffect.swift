@@ -9,21 +9,21 @@ public enum SchedulerEffect: Sendable {
     /// Send a reply to a request.
     case reply(ConnectionID, RequestID, Result<ReplyBody, SchedulerError>)
     /// Send a job event to these recipients; lifecycle events come even with none, for the log.
-    case deliver(JobEvent, to: [Recipient])
+    indirect case deliver(JobEvent, to: [Recipient])
     /// Write a change to the store, in order with every other change.
-    case persist(StoreChange)
+    indirect case persist(StoreChange)
     /// Reply to a `status` with `info` and its job's attempt log, which only the store holds (a
     /// durable job's): read it after every change emitted before this one.
-    case replyWithStoredAttempts(ConnectionID, RequestID, JobInfo)
+    indirect case replyWithStoredAttempts(ConnectionID, RequestID, JobInfo)
     /// Report `commitCompleted(token)` once every change emitted before this one is committed.
     case commitBarrier(CommitToken)
     /// Ask the shared store what this daemon's table cannot answer; the answer comes back as
     /// `clusterAnswered`, after every batch before it.
-    case askCluster(ClusterQuery)
+    indirect case askCluster(ClusterQuery)
     /// Tell the holder of a job another daemon holds that no one here watches it any more.
     case unwatchElsewhere(JobID)
     /// Start an HTTP request and report its end with `httpFinished`.
-    case send(HTTPSend)
+    indirect case send(HTTPSend)
     /// Cancel a request started by `send`, on the wire; its end is not needed any more.
     case abort(JobID, attempt: UInt32)
     /// A change in the daemon's own state worth an info log line, such as a target becoming unreachable.

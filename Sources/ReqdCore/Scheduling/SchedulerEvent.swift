@@ -29,9 +29,9 @@ public enum SchedulerEvent: Sendable {
     /// aborted; what the other daemon wrote stands.
     case endedElsewhere(JobID, replacedBy: JobID?)
     /// The shared store answered a request about jobs another daemon may hold.
-    case clusterAnswered(ClusterQuery, ClusterAnswer)
+    indirect case clusterAnswered(ClusterQuery, ClusterAnswer)
     /// A job another daemon held ended, read back from the shared store, for its waiters here.
-    case waitedJobEnded(JobRecord)
+    indirect case waitedJobEnded(JobRecord)
     /// A job another daemon held ended and its row was gone (forgotten, deleted) before this
     /// daemon could read it: its waiters here are answered `unknown_job`.
     case waitedJobGone(JobID)
@@ -40,7 +40,7 @@ public enum SchedulerEvent: Sendable {
     /// Another daemon (named) no longer watches a job this one holds.
     case unwatchedElsewhere(JobID, by: String)
     /// An event of a job another daemon holds, for the watchers here.
-    case eventElsewhere(JobEvent)
+    indirect case eventElsewhere(JobEvent)
     /// Another daemon took the row of an ended job this one held, to retry it.
     case takenElsewhere(JobID)
     /// A later turn for the lists in progress (`Scheduler.hasListsInProgress`).
@@ -53,7 +53,7 @@ public enum SchedulerEvent: Sendable {
     /// plan their pending elapses again in it.
     case localZoneChanged
     /// A reloaded configuration.
-    case reconfigure(SchedulerConfiguration)
+    indirect case reconfigure(SchedulerConfiguration)
     /// The daemon is stopping: refuse new work.
     case shutdown
 }

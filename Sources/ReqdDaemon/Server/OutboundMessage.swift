@@ -3,7 +3,7 @@ import ReqdProtocol
 /// A line the daemon sends to a client: a reply or an event.
 public enum OutboundMessage: Sendable {
     case response(Response)
-    case event(EventMessage)
+    indirect case event(EventMessage)
 
     /// Whether this is an event (which a client that does not read makes pile up) and not a reply.
     var isEvent: Bool {

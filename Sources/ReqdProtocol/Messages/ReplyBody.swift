@@ -1,5 +1,5 @@
 /// The successful result of a request, one case per result shape.
-public enum ReplyBody: Sendable, Hashable {
+public indirect enum ReplyBody: Sendable, Hashable {
     case hello(HelloResult)
     case registered(RegisterResult)
     case cancelled(CancelResult)

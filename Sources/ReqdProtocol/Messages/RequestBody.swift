@@ -1,5 +1,5 @@
 /// The operation a request asks for, with its fields.
-public enum RequestBody: Sendable, Hashable {
+public indirect enum RequestBody: Sendable, Hashable {
     case hello(HelloRequest)
     case registerCountdown(CountdownSpec)
     case registerPoll(PollSpec)
