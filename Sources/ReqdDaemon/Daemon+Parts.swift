@@ -179,6 +179,13 @@ extension Daemon {
             ])
 
         let activated = notifier.listenDescriptors()
+        // A second socket would be left listening with no one to accept on it: its clients would
+        // hang. One control socket is all reqd serves, so a unit that passes more is an error.
+        guard activated.count <= 1 else {
+            throw DaemonError(
+                .socketSetupFailed,
+                "systemd passed \(activated.count) sockets (LISTEN_FDS), but reqd serves one control socket: give its socket unit one ListenStream=")
+        }
         if activated.isEmpty {
             let directory = String(socketPath[..<(socketPath.lastIndex(of: "/") ?? socketPath.startIndex)])
             if configuration.socketPath == nil, directory.hasPrefix("/tmp/") {
