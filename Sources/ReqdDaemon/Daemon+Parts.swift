@@ -41,6 +41,15 @@ extension Daemon {
         logger: Logger, notifier: SystemdNotifier, into parts: inout Parts
     ) throws(DaemonError) {
         let loop = parts.loop
+        // Checked before the store is opened and its jobs restored (or claimed from a cluster),
+        // which a unit's `Restart=` would otherwise repeat for nothing. A second socket would be
+        // left listening with no one to accept on it, and its clients would hang.
+        let activated = notifier.listenDescriptors()
+        guard activated.count <= 1 else {
+            throw DaemonError(
+                .socketSetupFailed,
+                "systemd passed \(activated.count) sockets (LISTEN_FDS), but reqd serves one control socket: give its socket unit one ListenStream=")
+        }
         do {
             try SocketPath.makeDirectory(stateDirectory, mode: 0o700)
         } catch {
@@ -178,14 +187,6 @@ extension Daemon {
                 "store.restored_ms": "\(restored.nanoseconds(since: loadStarted) / 1_000_000)",
             ])
 
-        let activated = notifier.listenDescriptors()
-        // A second socket would be left listening with no one to accept on it: its clients would
-        // hang. One control socket is all reqd serves, so a unit that passes more is an error.
-        guard activated.count <= 1 else {
-            throw DaemonError(
-                .socketSetupFailed,
-                "systemd passed \(activated.count) sockets (LISTEN_FDS), but reqd serves one control socket: give its socket unit one ListenStream=")
-        }
         if activated.isEmpty {
             let directory = String(socketPath[..<(socketPath.lastIndex(of: "/") ?? socketPath.startIndex)])
             if configuration.socketPath == nil, directory.hasPrefix("/tmp/") {

@@ -20,5 +20,6 @@ struct SocketActivationBinaryTests {
             timeout: 20)
         #expect(outcome.status == 1, "\(outcome.status) \(outcome.stderr)")
         #expect(outcome.stderr.contains("systemd passed 2 sockets (LISTEN_FDS)"), "\(outcome.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory + "/state/reqd.sqlite3"), "refused before the store was opened")
     }
 }

@@ -219,9 +219,14 @@ struct VocabularyBinaryTests {
     @Test("an error during a live --follow line starts on a line of its own")
     func errorAfterLiveLine() throws {
         try withServerAndDaemon { _, daemon in
-            let pid = daemon.process.processIdentifier
+            let (pid, socket) = (daemon.process.processIdentifier, daemon.socket)
+            // Killed once the countdown is registered: the client then draws its live line at once.
             Thread {
-                usleep(1_500_000)
+                let deadline = Date().addingTimeInterval(10)
+                while Date() < deadline, (try? Binaries.client(["list", "--key", "k", "-q"], socket: socket))?.stdout.isEmpty ?? true {
+                    usleep(50_000)
+                }
+                usleep(500_000)
                 kill(pid, SIGKILL)
             }.start()
             let command = "\(Binaries.client) --socket \(daemon.socket) register-countdown --key k --in 60s --follow"

@@ -93,6 +93,8 @@ struct TargetLimitsTests {
         try rules.update("127.0.0.1:9000") { $0.burst = 11 }
         #expect(limits("http://[::ffff:127.0.0.1]:9000/").burst == 11, "an IPv4-mapped address is its IPv4 target")
         #expect(limits("http://[::FFFF:7F00:1]:9000/").burst == 11)
+        #expect(RequestURL.target("http://[FE80:0::1%25ETH0]:8080/") == "[fe80::1%25eth0]:8080", "a zone is kept")
+        #expect(RequestURL.target("http://[fe80::1%25eth1]:8080/") != RequestURL.target("http://[fe80::1%25eth0]:8080/"), "one link, one target")
         #expect(rules.limits(for: "other:80").concurrency == 64, "http.max_connections_per_host is the default concurrency")
         for bad in ["api.example.com:0", "*.", "a b", "http://x", "[::1", "api.example.com:99999", "*.example.com:80"] {
             #expect(throws: SchedulerError.self, "\(bad)") { try rules.update(bad) { $0.burst = 1 } }

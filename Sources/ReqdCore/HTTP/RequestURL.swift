@@ -46,7 +46,12 @@ public enum RequestURL {
         guard let parts = Parts(url),
             let host = try? hostAndPort(url, from: parts.hostStart, to: parts.authorityEnd, { _ in SchedulerError(.badURL, "") }).host
         else { return "" }
-        return host.hasPrefix("[") ? host.dropFirst().dropLast() : host
+        return isBracketed(host) ? host[host.utf8.index(after: host.startIndex)..<host.utf8.index(before: host.endIndex)] : host
+    }
+
+    /// Whether a host from `hostAndPort` is an IPv6 literal in brackets (it then ends in `]`).
+    private static func isBracketed(_ host: Substring) -> Bool {
+        host.utf8.first == UInt8(ascii: "[") && host.utf8.count >= 2
     }
 
     /// The target a URL's requests count against (`TargetRules`): `host:port` in lower case, with
@@ -64,10 +69,15 @@ public enum RequestURL {
         return canonicalHost(host) + ":" + portText
     }
 
-    /// A host as `target` spells it.
+    /// A host as `target` spells it. An IPv6 literal's zone (`%25eth0`) is kept, in lower case:
+    /// the same address on two links is two targets.
     static func canonicalHost(_ host: Substring) -> String {
-        if host.hasPrefix("["), host.count > 2, let address = IPAddress(host.dropFirst().dropLast()) {
-            return address.isV4 ? address.canonical : "[" + address.canonical + "]"
+        if isBracketed(host) {
+            let inside = host[host.utf8.index(after: host.startIndex)..<host.utf8.index(before: host.endIndex)]
+            if let address = IPAddress(inside) {
+                let zone = inside.utf8.firstIndex(of: UInt8(ascii: "%")).map { inside[$0...].lowercased() } ?? ""
+                return address.isV4 && zone.isEmpty ? address.canonical : "[" + address.canonical + zone + "]"
+            }
         }
         var name = host.lowercased()
         if name.utf8.count > 1, name.hasSuffix(".") { name.removeLast() }

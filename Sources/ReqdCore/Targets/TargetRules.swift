@@ -6,7 +6,8 @@
 /// target, that is per host and port: under `"*.example.com"`, `a.example.com` and
 /// `b.example.com` each get the table's rate.
 public struct TargetRules: Sendable, Hashable {
-    /// The tables by name, in lower case, as written (`api.example.com:8443`, `*.example.com`).
+    /// The tables by name, spelled as `RequestURL.target` spells a target (`api.example.com:8443`,
+    /// `[::1]`, `*.example.com`): two spellings of one target are one table, the later key winning.
     public private(set) var tables: [String: TargetLimits] = [:]
     /// `[targets.default]`.
     public var defaults = TargetLimits() { didSet { noteBreakers() } }
@@ -50,7 +51,7 @@ public struct TargetRules: Sendable, Hashable {
         public var rate: TargetRate?
         public var burst: Int
         public var concurrency: Int
-        /// The table's name as written in lower case, or `default`.
+        /// The table's name in its canonical spelling (`TargetRules.normalizedName`), or `default`.
         public var table: String
         /// Whether requests ask for a compressed answer.
         public var decompress: Bool

@@ -1,8 +1,8 @@
 /// The body of a group's `on_complete` report: how the group ended and every member's outcome.
 ///
-/// A report is at most `http.max_request_bytes`, the most a registered body may be. Past that,
-/// the members' answer bodies are left out first, then the end of `members` and of `errors`,
-/// with counts of what was left out.
+/// A report is at most `http.max_request_bytes`, the most a registered body may be, when the
+/// counts alone fit in it. Past that, the members' answer bodies are left out first, then the end
+/// of `members` and of `errors`, with counts of what was left out.
 public struct GroupReport: Codable, Sendable, Hashable {
     public var job: String
     /// `succeeded` when every member did, else `failed`.

@@ -7,7 +7,7 @@ struct Delete: ParsableCommand {
         discussion: """
             An active job is refused (exit 11): cancel it first. Every id is tried: one the daemon \
             refuses is named on stderr and the rest are still deleted; the exit status is the first \
-            refusal's.
+            refusal's, or the connection's failure if the connection fails.
             """)
 
     @OptionGroup var global: GlobalOptions

@@ -10,6 +10,7 @@ enum Output {
 
     static func raw(_ text: String) {
         FileHandle.standardOutput.write(Data(text.utf8))
+        if text.utf8.last == 10 { liveLineOpen.store(false, ordering: .relaxed) }
     }
 
     /// Rewrites the live line in place with `text`, cut to the terminal's width so that it never
