@@ -20,7 +20,7 @@ extension RequestURL {
             schemeEnd = separator
             let bytes = url.utf8
             let afterSeparator = bytes.index(separator, offsetBy: 3)
-            let end = Self.authorityEnd(bytes, from: afterSeparator, stopAtFragment: true)
+            let end = Self.authorityEnd(bytes, from: afterSeparator)
             authorityEnd = end
             let at = bytes[afterSeparator..<end].lastIndex(of: UInt8(ascii: "@"))
             hasUserinfo = at != nil
@@ -28,7 +28,7 @@ extension RequestURL {
         }
 
         /// The index of the first `://` in `bytes`.
-        static func separator<Bytes: BidirectionalCollection<UInt8>>(_ bytes: Bytes) -> Bytes.Index? {
+        static func separator(_ bytes: String.UTF8View) -> String.Index? {
             var index = bytes.startIndex
             while let colon = bytes[index...].firstIndex(of: UInt8(ascii: ":")) {
                 var next = bytes.index(after: colon)
@@ -43,13 +43,10 @@ extension RequestURL {
             return nil
         }
 
-        /// The first `/` or `?` (and `#`, when `stopAtFragment`) at or after `start`, or the end.
-        static func authorityEnd<Bytes: BidirectionalCollection<UInt8>>(
-            _ bytes: Bytes, from start: Bytes.Index, stopAtFragment: Bool
-        ) -> Bytes.Index {
-            bytes[start...].firstIndex { byte in
-                byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || (stopAtFragment && byte == UInt8(ascii: "#"))
-            } ?? bytes.endIndex
+        /// The first `/`, `?` or `#` at or after `start`, or the end.
+        static func authorityEnd(_ bytes: String.UTF8View, from start: String.Index) -> String.Index {
+            bytes[start...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+                ?? bytes.endIndex
         }
     }
 

@@ -20,7 +20,7 @@ public enum RequestURL {
         // Credentials first: every later refusal echoes the URL.
         let credentials =
             parts?.hasUserinfo
-            ?? url.utf8[..<Parts.authorityEnd(url.utf8, from: url.utf8.startIndex, stopAtFragment: true)].contains(UInt8(ascii: "@"))
+            ?? url.utf8[..<Parts.authorityEnd(url.utf8, from: url.utf8.startIndex)].contains(UInt8(ascii: "@"))
         if credentials {
             throw SchedulerError(
                 .badURL, "the URL carries credentials (user:password@), which reqd does not send or keep; give them in an Authorization header")
@@ -93,18 +93,15 @@ public enum RequestURL {
     /// an empty path as `/`, query parameters sorted, no fragment (it never reaches the server).
     /// `url` must have passed `validate`.
     static func normalized(_ url: String) -> String {
+        guard let parts = Parts(url) else { return url }
         let bytes = url.utf8
-        guard let separator = Parts.separator(bytes) else { return url }
-        let afterSeparator = bytes.index(separator, offsetBy: 3)
-        let end = bytes[afterSeparator...].firstIndex(of: UInt8(ascii: "#")) ?? bytes.endIndex
-        let authorityEnd = Parts.authorityEnd(bytes[..<end], from: afterSeparator, stopAtFragment: false)
-        let at = bytes[afterSeparator..<authorityEnd].lastIndex(of: UInt8(ascii: "@"))
-        let hostStart = at.map { bytes.index(after: $0) } ?? afterSeparator
+        let (hostStart, authorityEnd) = (parts.hostStart, parts.authorityEnd)
+        let end = bytes[authorityEnd...].firstIndex(of: UInt8(ascii: "#")) ?? bytes.endIndex
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count + 1)
-        appendLowercased(url[..<separator], to: &out)
+        appendLowercased(url[..<parts.schemeEnd], to: &out)
         let schemeLength = out.count
-        out += bytes[separator..<hostStart]
+        out += bytes[parts.schemeEnd..<hostStart]
         let hostPortStart = out.count
         appendLowercased(url[hostStart..<authorityEnd], to: &out)
         let defaultPort = out.prefix(schemeLength).elementsEqual("http".utf8) ? ":80" : out.prefix(schemeLength).elementsEqual("https".utf8) ? ":443" : ""
