@@ -137,6 +137,37 @@ struct ConfigurationTests {
         }
     }
 
+    @Test("a file that spells one target twice is refused, naming both tables; one table's keys across lines, and --set in another spelling, are not")
+    func oneTargetTwoSpellings() throws {
+        let directory = TemporaryDirectory()
+        for (first, second) in [("[::1]:8080", "[0:0::1]:8080"), ("api.example.com", "API.Example.com"), ("db.internal:5432", "db.internal:05432")] {
+            let file = write(
+                """
+                [targets."\(first)"]
+                rate = "20/s"
+                burst = 5
+                [targets."other.example"]
+                burst = 2
+                [targets."\(second)"]
+                rate = "1/s"
+                """, in: directory)
+            let error = try #require(throws: DaemonError.self) {
+                _ = try ConfigurationLoader(file: file, environment: [:], overrides: []).load()
+            }
+            #expect(error.code == .invalidSetting && error.key == "targets.\"\(second)\".rate")
+            #expect(error.message.contains(":7:") && error.message.contains("line 2, in [targets.\"\(first)\"]"), "\(error.message)")
+        }
+        let file = write(
+            """
+            [targets."[::1]:8080"]
+            rate = "20/s"
+            [targets."other.example"]
+            burst = 2
+            """, in: directory)
+        let loaded = try ConfigurationLoader(file: file, environment: [:], overrides: [("targets.\"[0:0::1]:8080\".burst", "3")]).load()
+        #expect(loaded.scheduler.targets.limits(for: "[::1]:8080") == .init(rate: TargetRate("20/s"), burst: 3, concurrency: 64, table: "[::1]:8080"))
+    }
+
     @Test("breaker keys: on with breaker_failure_ratio, the others defaulted or set; bad values are refused with the key named")
     func breakerKeys() throws {
         let directory = TemporaryDirectory()

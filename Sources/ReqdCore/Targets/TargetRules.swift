@@ -7,7 +7,8 @@
 /// `b.example.com` each get the table's rate.
 public struct TargetRules: Sendable, Hashable {
     /// The tables by name, spelled as `RequestURL.target` spells a target (`api.example.com:8443`,
-    /// `[::1]`, `*.example.com`): two spellings of one target are one table, the later key winning.
+    /// `[::1]`, `*.example.com`): two spellings of one target are one table, the later key winning
+    /// (a configuration file may not spell one target twice: `ConfigurationLoader` refuses it).
     public private(set) var tables: [String: TargetLimits] = [:]
     /// `[targets.default]`.
     public var defaults = TargetLimits() { didSet { noteBreakers() } }
@@ -119,7 +120,7 @@ public struct TargetRules: Sendable, Hashable {
     /// A table's name as `RequestURL.target` spells a target (lower case, IP literals in their
     /// canonical form, the port without leading zeros), or nil when it is not `HOST`,
     /// `HOST:PORT` or `*.DOMAIN`.
-    static func normalizedName(_ name: String) -> String? {
+    public static func normalizedName(_ name: String) -> String? {
         let lower = name.lowercased()
         if lower.hasPrefix("*.") {
             return isHostName(lower.dropFirst(2)) ? lower : nil

@@ -173,6 +173,15 @@ extension Configuration {
     }
 
     /// Splits `NAME.KEY` where NAME may be quoted (`"api.example.com".rate`).
+    /// The table a `targets.NAME.KEY` key names, as written and in its canonical spelling; nil for
+    /// `[targets.default]` and for a key that names no table.
+    static func targetTable(of key: String) -> (written: String, canonical: String)? {
+        guard isTargetKey(key), let (name, _) = targetNameAndField(key.dropFirst("targets.".count)), name != "default",
+            let canonical = TargetRules.normalizedName(name)
+        else { return nil }
+        return (name, canonical)
+    }
+
     private static func targetNameAndField(_ text: Substring) -> (name: String, field: String)? {
         guard let dot = text.lastIndex(of: ".") else { return nil }
         var name = text[..<dot]

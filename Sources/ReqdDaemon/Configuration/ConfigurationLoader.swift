@@ -27,8 +27,19 @@ public struct ConfigurationLoader: Sendable {
                 throw DaemonError(
                     .configurationUnreadable, "cannot read configuration file \(file): \(error.localizedDescription)")
             }
+            // Each target's first spelling in the file and its line, by canonical spelling.
+            var tables: [String: (written: String, line: Int)] = [:]
             for (key, entry) in try TOMLSubset.parse(text, file: file).sorted(by: { $0.value.line < $1.value.line }) {
-                do {
+                do throws(DaemonError) {
+                    if let table = Configuration.targetTable(of: key) {
+                        if let first = tables[table.canonical], first.written != table.written {
+                            throw DaemonError.invalidSetting(
+                                key,
+                                "is in a table of the target \(table.canonical), which the key on line \(first.line), in "
+                                    + "[targets.\(TOMLSubset.written(key: first.written))], names already: give each target one table")
+                        }
+                        tables[table.canonical] = tables[table.canonical] ?? (table.written, entry.line)
+                    }
                     try configuration.set(key, entry.value)
                 } catch {
                     throw error.from("\(file):\(entry.line)")
