@@ -60,7 +60,7 @@ enum Binaries {
             }
         }
         while process.isRunning && Date() < deadline { usleep(10_000) }
-        if process.isRunning { process.terminate() }
+        stop(process)
         process.waitUntilExit()
         group.wait()
         return Outcome(status: process.terminationStatus, stdout: collected.out, stderr: collected.err)
@@ -79,12 +79,23 @@ enum Binaries {
             let deadline = Date().addingTimeInterval(timeout)
             DispatchQueue.global().async {
                 while process.isRunning && Date() < deadline { usleep(10_000) }
-                if process.isRunning { process.terminate() }
+                stop(process)
             }
             let data = out.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
             return Outcome(status: process.terminationStatus, stdout: String(decoding: data, as: UTF8.self), stderr: "")
         }
+    }
+
+    /// Ends a process that outran its time: SIGTERM, then SIGKILL a second later. A child spawned
+    /// from a test's thread inherits that thread's signal mask, which may block SIGTERM; the test
+    /// must end anyway rather than wait for it forever.
+    private static func stop(_ process: Process) {
+        guard process.isRunning else { return }
+        process.terminate()
+        let killAt = Date().addingTimeInterval(1)
+        while process.isRunning && Date() < killAt { usleep(10_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 
     static func client(_ arguments: [String], socket: String, input: String? = nil, timeout: Double = 30) throws -> Outcome {

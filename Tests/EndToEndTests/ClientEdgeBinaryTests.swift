@@ -1,5 +1,6 @@
 import Foundation
 import ReqdTestSupport
+import Synchronization
 import Testing
 
 @Suite("reqd-client at its edges: large bodies, secrets in usage errors, a daemon that goes away", .serialized)
@@ -58,37 +59,10 @@ struct ClientEdgeBinaryTests {
         let directory = makeTemporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/fake.sock"
-        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(listener) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
-        }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        #expect(bound == 0)
-        #expect(listen(listener, 4) == 0)
-        // The fake daemon answers the first `delete` and then reads no more: a write to it fails.
-        let served = DispatchSemaphore(value: 0)
-        Thread {
-            defer { served.signal() }
-            let connection = accept(listener, nil, nil)
-            guard connection >= 0 else { return }
-            defer { close(connection) }
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            var line: [UInt8] = []
-            while !line.contains(10) {
-                let count = read(connection, &buffer, buffer.count)
-                guard count > 0 else { return }
-                line += buffer[..<count]
-            }
-            shutdown(connection, Int32(SHUT_RD))
-            let reply = #"{"id":1,"ok":true,"result":{"job":{"id":"cd_aaaaaaaaaa","kind":"countdown","state":"expired","owner":0,"durable":true,"created_at":"2026-11-30T00:00:00.000Z","ended_at":"2026-11-30T00:00:01.000Z"}}}"# + "\n"
-            _ = reply.withCString { write(connection, $0, strlen($0)) }
-            usleep(2_000_000)
-        }.start()
+        // The fake daemon answers the client's hello and its first `delete`, and then reads no
+        // more: a write to it fails.
+        let deleted = #"{"id":2,"ok":true,"result":{"job":{"id":"cd_aaaaaaaaaa","kind":"countdown","state":"expired","owner":0,"durable":true,"created_at":"2026-11-30T00:00:00.000Z","ended_at":"2026-11-30T00:00:01.000Z"}}}"#
+        let served = try Self.fakeDaemon(at: path, lines: 2, replies: [Self.helloReply, deleted], thenStopReading: true)
         // With SIGPIPE's default action, as from a shell: the test process ignores it, and its
         // children would inherit that.
         let outcome = try Binaries.run(
@@ -98,5 +72,73 @@ struct ClientEdgeBinaryTests {
         #expect(outcome.stderr.contains("closed the connection"), "\(outcome.stderr)")
         #expect(outcome.stdout.contains("deleted cd_aaaaaaaaaa"), "\(outcome.stdout)")
         served.wait()
+    }
+
+    @Test("reqd-client says hello first, without waiting for it: a daemon of another protocol ends it with exit 13 and unsupported_protocol")
+    func helloFirst() throws {
+        let directory = makeTemporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/fake.sock"
+        let refused = #"{"id":1,"ok":false,"error":{"code":"unsupported_protocol","message":"this daemon speaks protocol 2, not 1"}}"#
+        let status = #"{"id":2,"ok":true,"result":{"job":{"id":"cd_aaaaaaaaaa","kind":"countdown","state":"expired","owner":0,"durable":true,"created_at":"2026-11-30T00:00:00.000Z","ended_at":"2026-11-30T00:00:01.000Z"}}}"#
+        let heard = Mutex<[String]>([])
+        let served = try Self.fakeDaemon(at: path, lines: 2, replies: [refused, status]) { lines in heard.withLock { $0 = lines } }
+        let outcome = try Binaries.run(Binaries.client, ["--socket", path, "status", "cd_aaaaaaaaaa"], timeout: 10)
+        served.wait()
+        let lines = heard.withLock { $0 }
+        #expect(outcome.status == 13, "\(outcome.status) \(outcome.stdout) \(outcome.stderr)")
+        #expect(outcome.stderr.contains("unsupported_protocol: this daemon speaks protocol 2, not 1"), "\(outcome.stderr)")
+        #expect(outcome.stdout.isEmpty, "no status is shown from a daemon the client does not understand: \(outcome.stdout)")
+        let first = try #require(lines.first.flatMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] })
+        #expect(first["op"] as? String == "hello" && first["protocol"] as? Int == 1 && first["id"] as? Int == 1)
+        #expect((first["client"] as? String)?.hasPrefix("reqd-client/") == true)
+        #expect(lines.count == 2 && lines[1].contains(#""op":"status""#), "the request went out behind the hello: \(lines)")
+    }
+
+    /// The reply a daemon of this protocol gives to the hello.
+    static let helloReply = #"{"id":1,"ok":true,"result":{"protocol":1,"server":"reqd","version":"0.1.0","uid":0}}"#
+
+    /// A daemon at `path` that takes one connection, reads `lines` lines from it, hands them to
+    /// `heard` and writes `replies`; with `thenStopReading`, it then shuts its reading side and
+    /// keeps the connection open for 2 s. The semaphore is signalled once it is done.
+    static func fakeDaemon(
+        at path: String, lines count: Int, replies: [String], thenStopReading: Bool = false, heard: @escaping @Sendable ([String]) -> Void = { _ in }
+    ) throws -> DispatchSemaphore {
+        let listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard bound == 0, listen(listener, 4) == 0 else {
+            close(listener)
+            throw POSIXError(.EADDRINUSE)
+        }
+        let served = DispatchSemaphore(value: 0)
+        Thread {
+            defer {
+                close(listener)
+                served.signal()
+            }
+            let connection = accept(listener, nil, nil)
+            guard connection >= 0 else { return }
+            defer { close(connection) }
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            var received: [UInt8] = []
+            while received.count(where: { $0 == 10 }) < count {
+                let read = read(connection, &buffer, buffer.count)
+                guard read > 0 else { return }
+                received += buffer[..<read]
+            }
+            heard(received.split(separator: 10).map { String(decoding: $0, as: UTF8.self) })
+            if thenStopReading { shutdown(connection, Int32(SHUT_RD)) }
+            let text = replies.map { $0 + "\n" }.joined()
+            _ = text.withCString { write(connection, $0, strlen($0)) }
+            if thenStopReading { usleep(2_000_000) }
+        }.start()
+        return served
     }
 }

@@ -11,8 +11,14 @@ final class DaemonConnection {
     private let encoder = CompactJSONEncoder()
     let decoder = JSONDecoder()
     let path: String
+    /// The id of the `hello` sent on connecting, until its reply is read.
+    private var helloID: RequestID?
 
-    /// Connects, or fails with the unreachable status and advice.
+    /// Connects, or fails with the unreachable status and advice, and sends `hello`.
+    ///
+    /// The `hello` is not waited for: the first request goes out behind it, and the first reply
+    /// read checks it (`reply(to:)`). So a daemon that speaks another protocol is named as such
+    /// (`unsupported_protocol`, exit 13), and the check costs no round trip.
     init(socket: String?) throws {
         let (path, tried) = SocketLocator.locate(explicit: socket)
         self.path = path
@@ -38,6 +44,8 @@ final class DaemonConnection {
                     """,
                 status: ExitStatus.unreachable)
         }
+        // A hello that cannot be sent leaves the first request to find the broken connection and say so.
+        helloID = try? send(.hello(HelloRequest(client: "reqd-client/\(ProtocolInfo.softwareVersion)")))
     }
 
     deinit { close(descriptor) }
@@ -128,6 +136,9 @@ final class DaemonConnection {
                 try onEvent?(line)
             } else if kind.id == id || kind.id == nil {
                 return line
+            } else if let hello = helloID, kind.id == hello {
+                helloID = nil
+                _ = try result(HelloResult.self, from: line)
             }
         }
     }
