@@ -155,7 +155,7 @@ struct ConfigurationTests {
                 _ = try ConfigurationLoader(file: file, environment: [:], overrides: []).load()
             }
             #expect(error.code == .invalidSetting && error.key == "targets.\"\(second)\".rate")
-            #expect(error.message.contains(":7:") && error.message.contains("line 2, in [targets.\"\(first)\"]"), "\(error.message)")
+            #expect(error.message.contains(":7:") && error.message.contains("[targets.\"\(second)\"] and [targets.\"\(first)\"] (its first key on line 2) are one target"), "\(error.message)")
         }
         let file = write(
             """

@@ -172,7 +172,6 @@ extension Configuration {
         }
     }
 
-    /// Splits `NAME.KEY` where NAME may be quoted (`"api.example.com".rate`).
     /// The table a `targets.NAME.KEY` key names, as written and in its canonical spelling; nil for
     /// `[targets.default]` and for a key that names no table.
     static func targetTable(of key: String) -> (written: String, canonical: String)? {
@@ -182,6 +181,7 @@ extension Configuration {
         return (name, canonical)
     }
 
+    /// Splits `NAME.KEY` where NAME may be quoted (`"api.example.com".rate`).
     private static func targetNameAndField(_ text: Substring) -> (name: String, field: String)? {
         guard let dot = text.lastIndex(of: ".") else { return nil }
         var name = text[..<dot]

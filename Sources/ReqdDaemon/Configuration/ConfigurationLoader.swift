@@ -33,10 +33,11 @@ public struct ConfigurationLoader: Sendable {
                 do throws(DaemonError) {
                     if let table = Configuration.targetTable(of: key) {
                         if let first = tables[table.canonical], first.written != table.written {
-                            throw DaemonError.invalidSetting(
-                                key,
-                                "is in a table of the target \(table.canonical), which the key on line \(first.line), in "
-                                    + "[targets.\(TOMLSubset.written(key: first.written))], names already: give each target one table")
+                            throw DaemonError(
+                                .invalidSetting,
+                                "[targets.\(TOMLSubset.written(key: table.written))] and [targets.\(TOMLSubset.written(key: first.written))] "
+                                    + "(its first key on line \(first.line)) are one target, \(table.canonical): merge them into one table",
+                                key: key)
                         }
                         tables[table.canonical] = tables[table.canonical] ?? (table.written, entry.line)
                     }

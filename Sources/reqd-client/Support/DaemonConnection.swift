@@ -11,14 +11,14 @@ final class DaemonConnection {
     private let encoder = CompactJSONEncoder()
     let decoder = JSONDecoder()
     let path: String
-    /// The id of the `hello` sent on connecting, until its reply is read.
-    private var helloID: RequestID?
 
-    /// Connects, or fails with the unreachable status and advice, and sends `hello`.
+    /// Connects and says `hello`, or fails: with the unreachable status and advice, with
+    /// `unsupported_protocol` (exit 13) from a daemon of another protocol, or with the daemon's
+    /// refusal of the connection.
     ///
-    /// The `hello` is not waited for: the first request goes out behind it, and the first reply
-    /// read checks it (`reply(to:)`). So a daemon that speaks another protocol is named as such
-    /// (`unsupported_protocol`, exit 13), and the check costs no round trip.
+    /// The hello's reply is waited for, one round trip, before any request is sent: a daemon of
+    /// another protocol does not carry out a request it may read otherwise, and a daemon that
+    /// refuses the connection is heard before a request could fail on the closed socket.
     init(socket: String?) throws {
         let (path, tried) = SocketLocator.locate(explicit: socket)
         self.path = path
@@ -44,8 +44,29 @@ final class DaemonConnection {
                     """,
                 status: ExitStatus.unreachable)
         }
-        // A hello that cannot be sent leaves the first request to find the broken connection and say so.
-        helloID = try? send(.hello(HelloRequest(client: "reqd-client/\(ProtocolInfo.softwareVersion)")))
+        try sayHello()
+    }
+
+    /// Sends `hello` and checks its reply; only its `ok` and `error` are read, so a daemon whose
+    /// reply has other fields is not taken for one of another protocol.
+    private func sayHello() throws {
+        let line: [UInt8]
+        do {
+            line = try reply(to: try send(.hello(HelloRequest(client: "reqd-client/\(ProtocolInfo.softwareVersion)"))))
+        } catch let failure as ClientFailure where failure.status == ExitStatus.unreachable {
+            // A daemon that refuses the connection says why in a line, then closes: read it if it came.
+            guard let said = try? readLine() else { throw failure }
+            line = said
+        }
+        let envelope = try decoder.decode(ResponseEnvelope<Unread>.self, from: Data(line))
+        guard !envelope.ok else { return }
+        let error = envelope.error ?? WireError(.internal, "the daemon sent an empty reply")
+        throw ClientFailure(message: "\(error.code.rawValue): \(error.message)", status: ExitStatus.forError(error.code))
+    }
+
+    /// A reply's result that is not read.
+    private struct Unread: Decodable, Sendable {
+        init(from decoder: any Decoder) {}
     }
 
     deinit { close(descriptor) }
@@ -136,9 +157,6 @@ final class DaemonConnection {
                 try onEvent?(line)
             } else if kind.id == id || kind.id == nil {
                 return line
-            } else if let hello = helloID, kind.id == hello {
-                helloID = nil
-                _ = try result(HelloResult.self, from: line)
             }
         }
     }
