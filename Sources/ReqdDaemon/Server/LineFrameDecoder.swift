@@ -34,9 +34,9 @@ struct LineFrameDecoder: ByteToMessageDecoder {
 
     /// Frames everything readable and passes each frame on; at the end of input a newline closes the last line.
     private mutating func frame(_ buffer: inout ByteBuffer, context: ChannelHandlerContext, atEnd: Bool) {
-        framer.append(buffer.readableBytesView, into: &frames)
+        buffer.withUnsafeReadableBytes { framer.append($0, into: &frames) }
         buffer.moveReaderIndex(to: buffer.writerIndex)
-        if atEnd { framer.append(CollectionOfOne(UInt8(ascii: "\n")), into: &frames) }
+        if atEnd { framer.append([UInt8(ascii: "\n")], into: &frames) }
         for frame in frames { context.fireChannelRead(Self.wrapInboundOut(frame)) }
         frames.removeAll(keepingCapacity: true)
     }

@@ -21,18 +21,30 @@ public struct LineFramer: Sendable {
     }
 
     /// Feeds bytes and appends every frame they complete to `frames`.
+    ///
+    /// Bytes in contiguous storage (an array, a slice of one, NIO's `ByteBufferView`) are framed
+    /// in place; others are copied into an array first.
     public mutating func append<Bytes: Collection<UInt8>>(_ bytes: Bytes, into frames: inout [Frame]) {
+        let framed = bytes.withContiguousStorageIfAvailable { append(UnsafeRawBufferPointer($0), into: &frames) }
+        if framed == nil { Array(bytes).withUnsafeBytes { append($0, into: &frames) } }
+    }
+
+    /// Feeds the bytes at `bytes` and appends every frame they complete to `frames`.
+    ///
+    /// Not generic, so that a caller in another module (the daemon's `LineFrameDecoder`) gets this
+    /// loop compiled for raw bytes, not a walk through a collection's witnesses byte by byte.
+    public mutating func append(_ bytes: UnsafeRawBufferPointer, into frames: inout [Frame]) {
         var rest = bytes[...]
         while !rest.isEmpty {
             if discarding {
                 guard let newline = rest.firstIndex(of: 10) else { return }
                 discarding = false
-                rest = rest[rest.index(after: newline)...]
+                rest = rest[(newline + 1)...]
                 continue
             }
             if let newline = rest.firstIndex(of: 10) {
                 let part = rest[..<newline]
-                rest = rest[rest.index(after: newline)...]
+                rest = rest[(newline + 1)...]
                 if buffer.count + part.count > maxLineBytes {
                     buffer.removeAll(keepingCapacity: false)
                     frames.append(.oversized)
