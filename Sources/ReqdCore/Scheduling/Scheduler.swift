@@ -102,7 +102,10 @@ public struct Scheduler: Sendable {
     /// A deadline that is already due when the turn starts fires before any of the turn's events,
     /// whatever they are, so its effects come first too: what other clients asked for never makes
     /// a due timer wait behind it. A turn of the timer alone fires `timerEntriesPerTurn` of them.
-    public mutating func handle(turn events: some Collection<SchedulerEvent>, at now: ClockReading, into effects: inout [SchedulerEffect]) {
+    ///
+    /// It takes an array, not any collection: called from the daemon's module, a generic method
+    /// would run unspecialized, looking up the collection's witnesses at run time on every turn.
+    public mutating func handle(turn events: [SchedulerEvent], at now: ClockReading, into effects: inout [SchedulerEffect]) {
         startTurn()
         if events.contains(where: { if case .timerFired = $0 { false } else { true } }) {
             // A turn that carries more than the timer fires every due deadline first, however
