@@ -39,7 +39,7 @@ public struct ConfigurationLoader: Sendable {
                                     + "(its first key on line \(first.line)) are one target, \(table.canonical): merge them into one table",
                                 key: key)
                         }
-                        tables[table.canonical] = tables[table.canonical] ?? (table.written, entry.line)
+                        if tables[table.canonical] == nil { tables[table.canonical] = (table.written, entry.line) }
                     }
                     try configuration.set(key, entry.value)
                 } catch {

@@ -59,9 +59,7 @@ final class DaemonConnection {
             line = said
         }
         let envelope = try decoder.decode(ResponseEnvelope<Unread>.self, from: Data(line))
-        guard !envelope.ok else { return }
-        let error = envelope.error ?? WireError(.internal, "the daemon sent an empty reply")
-        throw ClientFailure(message: "\(error.code.rawValue): \(error.message)", status: ExitStatus.forError(error.code))
+        if !envelope.ok { throw Self.refusal(envelope.error) }
     }
 
     /// A reply's result that is not read.
@@ -165,9 +163,13 @@ final class DaemonConnection {
     func result<T: Decodable & Sendable>(_ type: T.Type, from line: [UInt8]) throws -> T {
         let envelope = try decoder.decode(ResponseEnvelope<T>.self, from: Data(line))
         if envelope.ok, let result = envelope.result { return result }
-        let error = envelope.error ?? WireError(.internal, "the daemon sent an empty reply")
-        throw ClientFailure(
-            message: "\(error.code.rawValue): \(error.message)", status: ExitStatus.forError(error.code), wire: error)
+        throw Self.refusal(envelope.error)
+    }
+
+    /// The failure a reply without a result stands for: the daemon's error, with its exit status.
+    private static func refusal(_ error: WireError?) -> ClientFailure {
+        let error = error ?? WireError(.internal, "the daemon sent an empty reply")
+        return ClientFailure(message: "\(error.code.rawValue): \(error.message)", status: ExitStatus.forError(error.code), wire: error)
     }
 
     /// Sends a request and waits for its result.
