@@ -1,8 +1,42 @@
 import Testing
 @testable import ReqdCore
 
+/// A key whose hash is the same for every few keys: the position index must tell them apart by
+/// the entry in the place a bucket names.
+private struct Clashing: ShardKey {
+    var value: Int
+    func hash(into hasher: inout Hasher) { hasher.combine(value / 64) }
+}
+
 @Suite("Indexed min-heap")
 struct IndexedMinHeapTests {
+    @Test("keys that share their hash in groups of 64 are found, moved and removed like any others, the index true at every step")
+    func clashingHashes() {
+        var heap = IndexedMinHeap<Clashing, Int>()
+        var reference: [Int: Int] = [:]
+        var random = RandomSource(seed: 11)
+        for _ in 0..<5_000 {
+            let key = Int(random.next() % 300)
+            switch random.next() % 4 {
+            case 0, 1:
+                let priority = Int(random.next() % 1_000)
+                heap.set(Clashing(value: key), priority: priority)
+                reference[key] = priority
+            case 2:
+                #expect(heap.remove(Clashing(value: key)) == reference.removeValue(forKey: key))
+            default:
+                #expect(heap.priority(of: Clashing(value: key)) == reference[key])
+            }
+            #expect(heap.isValid())
+        }
+        var drained: [Int] = []
+        while let entry = heap.popMin(notAfter: Int.max) {
+            #expect(reference[entry.key.value] == entry.priority)
+            drained.append(entry.priority)
+        }
+        #expect(drained == reference.values.sorted())
+    }
+
     @Test("insert, move and remove by key keep the order and the index")
     func randomOperationsMatchAReference() {
         var heap = IndexedMinHeap<Int, Int>()

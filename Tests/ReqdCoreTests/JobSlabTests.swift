@@ -110,7 +110,7 @@ struct JobSlabTests {
 
     /// Where `bucket` is in `shard`, found the way a lookup probes: from its home on, to the first
     /// empty bucket.
-    private static func probe(_ shard: JobSlab<Countdown>.Shard, for bucket: UInt64) -> Int? {
+    private static func probe(_ shard: PlaceIndex.Shard, for bucket: UInt64) -> Int? {
         var index = Int(truncatingIfNeeded: bucket >> 32) & shard.mask
         while shard.buckets[index] != 0 {
             if shard.buckets[index] == bucket { return index }
@@ -121,7 +121,7 @@ struct JobSlabTests {
 
     @Test("a removal from a run that wraps past the index's end moves back what the hole cut off, so each entry is still found")
     func wrapAround() {
-        var shard = JobSlab<Countdown>.Shard(buckets: Array(repeating: 0, count: 8), count: 0)
+        var shard = PlaceIndex.Shard(buckets: Array(repeating: 0, count: 8), count: 0)
         // Homes 6, 6, 7, 7 and 6: the run fills buckets 6, 7, 0, 1 and 2.
         let entries: [UInt64] = [(6, 1), (6, 2), (7, 3), (7, 4), (6, 5)].map { UInt64($0.0) << 32 | UInt64($0.1) }
         for entry in entries { shard.insert(entry) }
@@ -143,7 +143,7 @@ struct JobSlabTests {
         let seed = UInt64.random(in: 0...UInt64.max)
         print("JobSlabTests.shardAgainstASet seed \(seed)")
         var random = RandomSource(seed: seed)
-        var shard = JobSlab<Countdown>.Shard(buckets: Array(repeating: 0, count: 64), count: 0)
+        var shard = PlaceIndex.Shard(buckets: Array(repeating: 0, count: 64), count: 0)
         var held: [UInt64] = []
         var serial: UInt64 = 0
         for _ in 0..<10_000 {

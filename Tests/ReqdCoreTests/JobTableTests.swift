@@ -150,11 +150,11 @@ struct JobTableTests {
     @Test("claimKey takes a free key at once and names the other holder of a taken one")
     func claimKey() {
         var table = JobTable()
-        #expect(table.claimKey("k", owner: 1000, for: JobID("cd_a")) == nil)
+        #expect(table.claimKey(for: header("cd_a", key: "k")) == nil)
         #expect(table.holder(ofKey: "k", owner: 1000) == JobID("cd_a"))
-        #expect(table.claimKey("k", owner: 1000, for: JobID("cd_b")) == JobID("cd_a"))
+        #expect(table.claimKey(for: header("cd_b", key: "k")) == JobID("cd_a"))
         #expect(table.holder(ofKey: "k", owner: 1000) == JobID("cd_a"))
-        #expect(table.claimKey("k", owner: 1001, for: JobID("cd_c")) == nil)
+        #expect(table.claimKey(for: header("cd_c", owner: 1001, key: "k")) == nil)
         table.assignKey("k", owner: 1000, to: JobID("cd_b"))
         #expect(table.holder(ofKey: "k", owner: 1000) == JobID("cd_b"))
     }

@@ -30,14 +30,6 @@ struct ShardedDictionaryTests {
         #expect(sharded.values.reduce(0, +) == plain.values.reduce(0, +))
     }
 
-    @Test("claim stores the default only when the key is new, and returns what is stored")
-    func claim() {
-        var sharded = ShardedDictionary<String, Int>()
-        #expect(sharded.claim("a", default: 1) == 1)
-        #expect(sharded.claim("a", default: 2) == 1)
-        #expect(sharded.count == 1)
-    }
-
     @Test("entries spread over the shards, so that no shard holds much more than its share")
     func spread() {
         var sharded = ShardedDictionary<Int, Int>()

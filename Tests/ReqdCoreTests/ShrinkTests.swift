@@ -123,7 +123,7 @@ struct ShrinkTests {
     func burstShrinks() {
         var h = Self.countdowns(100_000, scopes: 4)
         let peakJobs = h.scheduler.table.countdowns.capacity
-        let peakKeys = h.scheduler.table.activeByKey.capacity
+        let peakKeys = h.scheduler.table.keys.capacity
         let peakTimers = h.scheduler.timers.capacity
         #expect(peakJobs >= 100_000)
         Self.cancelPastRetention(&h, scopes: 4)
@@ -136,7 +136,7 @@ struct ShrinkTests {
         #expect(slices > 1, "the pass is spread over several turns")
         #expect(largest <= ShrinkBudget.slice + OwnerRetention.visitCost)
         #expect(h.scheduler.table.countdowns.capacity * 16 < peakJobs)
-        #expect(h.scheduler.table.activeByKey.capacity * 16 < peakKeys)
+        #expect(h.scheduler.table.keys.capacity * 16 < peakKeys)
         #expect(h.scheduler.timers.capacity.entries * 16 < peakTimers.entries)
         #expect(h.scheduler.timers.capacity.positions * 16 < peakTimers.positions)
         #expect(h.scheduler.table.listIndex.count == 0 && h.scheduler.table.listIndex.leaves.isEmpty)

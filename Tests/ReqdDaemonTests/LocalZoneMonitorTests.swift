@@ -18,7 +18,7 @@ struct LocalZoneMonitorTests {
                 called.signal()
             })
         defer { monitor.cancel() }
-        FileManager.default.createFile(atPath: directory.path + "/hostname", contents: Data("box\n".utf8))
+        _ = FileManager.default.createFile(atPath: directory.path + "/hostname", contents: Data("box\n".utf8))
         #expect(called.wait(timeout: .now() + 0.3) == .timedOut, "a file that is not localtime changed nothing")
         // As timedatectl does: a new symlink, renamed over the old name.
         try FileManager.default.createSymbolicLink(

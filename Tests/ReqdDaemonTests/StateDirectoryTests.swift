@@ -38,7 +38,7 @@ struct StateDirectoryTests {
     private static func expectRefused(_ directory: TemporaryDirectory, code: DaemonError.Code? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let store = directory.path + "/state/reqd.sqlite3"
         var isDirectory: ObjCBool = false
-        FileManager.default.fileExists(atPath: store, isDirectory: &isDirectory)
+        _ = FileManager.default.fileExists(atPath: store, isDirectory: &isDirectory)
         let before = isDirectory.boolValue ? nil : FileManager.default.contents(atPath: store)
         let error = Self.refusal { try startDaemon(in: directory) }
         #expect(error != nil, "the daemon started on a store it cannot read", sourceLocation: sourceLocation)
@@ -60,7 +60,7 @@ struct StateDirectoryTests {
         try FileManager.default.createDirectory(atPath: directory.path + "/state", withIntermediateDirectories: true)
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<16_384).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        FileManager.default.createFile(atPath: directory.path + "/state/reqd.sqlite3", contents: Data(bytes))
+        _ = FileManager.default.createFile(atPath: directory.path + "/state/reqd.sqlite3", contents: Data(bytes))
         try Self.expectRefused(directory)
     }
 

@@ -113,7 +113,7 @@ struct WirePacerTests {
 
     @Test("a request of a target with no rate, or written within its bucket, is never held; a held one keeps its writes in order")
     func noHold() throws {
-        let (channel, recorder, start) = try Self.pipeline()
+        let (channel, recorder, _) = try Self.pipeline()
         let loop = channel.embeddedEventLoop
         func write(_ tag: String, pace: WirePace?) {
             recorder.expect(tag, pace: pace)

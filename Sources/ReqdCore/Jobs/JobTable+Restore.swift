@@ -21,28 +21,29 @@ extension JobTable {
         deliveries.reserveCapacity(deliveries.count + kinds[.request, default: 0])
         groups.reserveCapacity(groups.count + kinds[.group, default: 0])
         schedules.reserveCapacity(schedules.count + kinds[.schedule, default: 0])
-        activeByKey.reserveCapacity(activeByKey.count + keys)
-        listIndex.reserveCapacity(keys: keys)
+        self.keys.reserveCapacity(keys: keys)
     }
 
-    /// Claims `key` for a restored active job, in one lookup when it is free, as it almost always
-    /// is; returns the other active job that held it: the caller decides which of the two is
-    /// superseded, and ends it when the restore ends.
-    mutating func claimKey(_ key: String, owner: UInt32, for id: JobID) -> JobID? {
-        let holder = activeByKey.claim(OwnedKey(owner: owner, key: key), default: id)
-        return holder == id ? nil : holder
+    /// Claims its key for a restored active job and files the job under it, in one lookup when
+    /// the key is free, as it almost always is; returns the other active job that holds it: the
+    /// caller decides which of the two is superseded, and ends it when the restore ends.
+    mutating func claimKey(for header: JobHeader) -> JobID? {
+        guard let key = header.key else { return nil }
+        return keys.claim(OwnedKey(owner: header.owner, key: key), for: ListIndex.entry(header))
     }
 
     /// Gives `key` to `id`: a restored job whose previous holder is superseded, or the holder
     /// that a job superseded on its way in (`Scheduler.activate`) leaves the key with.
     mutating func assignKey(_ key: String, owner: UInt32, to id: JobID) {
-        activeByKey[OwnedKey(owner: owner, key: key)] = id
+        keys.assign(OwnedKey(owner: owner, key: key), to: id)
     }
 
-    /// Adds a restored job, active (its key already claimed) or ended, counted through `tally`.
+    /// Adds a restored job, active (its key already claimed) or ended, counted through `tally`; a
+    /// job its key's claim filed already stays filed once.
     mutating func insertRestored(_ job: Job, tally: inout CountTally) {
         place(job)
         listIndex.insert(job.header)
+        if let key = job.key { keys.add(ListIndex.entry(job.header), to: OwnedKey(owner: job.owner, key: key), holds: false) }
         if job.state == .active, let scope = job.scope { activeByScope[scope, default: []].insert(job.id) }
         tally.add(job.header, to: &self)
     }

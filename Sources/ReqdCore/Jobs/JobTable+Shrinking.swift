@@ -18,7 +18,7 @@ extension JobTable {
             case 2: done = deliveries.shrink(from: &shard, &budget)
             case 3: done = groups.shrink(from: &shard, &budget)
             case 4: done = schedules.shrink(from: &shard, &budget)
-            default: done = activeByKey.shrink(from: &shard, &budget)
+            default: done = keys.shrink(from: &shard, &budget)
             }
             next = next / shards * shards + shard
             guard done else { return false }

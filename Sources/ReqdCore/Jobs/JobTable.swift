@@ -24,9 +24,10 @@ struct JobTable: Sendable {
     var groups = JobSlab<Group>()
     var schedules = JobSlab<Schedule>()
 
-    /// Every job by owner, state, kind, scope and key, oldest first, for `list`.
+    /// Every job by owner, state, kind and scope, oldest first, for `list`.
     var listIndex = ListIndex()
-    var activeByKey = ShardedDictionary<OwnedKey, JobID>()
+    /// Each key's holder and jobs, for `list --key` too.
+    var keys = KeyIndex()
     var activeByScope: [String: ShardedSet<JobID>] = [:]
     /// Jobs by owner, kind and state, for the summary.
     private(set) var counts: [UInt32: [JobKind: [JobState: Int]]] = [:]
@@ -90,7 +91,14 @@ struct JobTable: Sendable {
     }
 
     /// The active job that holds `key` in `owner`'s namespace.
-    func holder(ofKey key: String, owner: UInt32) -> JobID? { activeByKey[OwnedKey(owner: owner, key: key)] }
+    func holder(ofKey key: String, owner: UInt32) -> JobID? { keys.holder(of: OwnedKey(owner: owner, key: key)) }
+
+    /// The lists a `list` with `filter` merges, for the owners in `owners`. With a key, these are
+    /// the key's jobs, of every state, kind and scope: the caller filters them.
+    func listLeaves(for filter: ListRequest, owners: some Sequence<UInt32>) -> [SortedChunks<ListIndex.Entry>] {
+        guard let key = filter.key else { return listIndex.leaves(for: filter, owners: owners) }
+        return owners.compactMap { owner in keys.entries(of: OwnedKey(owner: owner, key: key)).map { SortedChunks(sorted: $0) } }
+    }
 
     /// The active jobs in `scope`.
     func activeJobs(inScope scope: String) -> ShardedSet<JobID> { activeByScope[scope] ?? [] }
@@ -101,7 +109,7 @@ struct JobTable: Sendable {
         place(job)
         let header = job.header
         listIndex.insert(header)
-        if let key = header.key { activeByKey[OwnedKey(owner: header.owner, key: key)] = header.id }
+        if let key = header.key { keys.add(ListIndex.entry(header), to: OwnedKey(owner: header.owner, key: key), holds: true) }
         if let scope = header.scope { activeByScope[scope, default: []].insert(header.id) }
         adjustCount(owner: header.owner, kind: header.kind, state: .active, by: 1)
     }
@@ -129,9 +137,7 @@ struct JobTable: Sendable {
         }
         guard let header = ended.flatMap({ $0 }) else { return }
         listIndex.move(header, from: .active)
-        if let key = header.key, activeByKey[OwnedKey(owner: header.owner, key: key)] == id {
-            activeByKey[OwnedKey(owner: header.owner, key: key)] = nil
-        }
+        if let key = header.key { keys.release(OwnedKey(owner: header.owner, key: key), heldBy: id) }
         if let scope = header.scope {
             activeByScope[scope]?.remove(id)
             if activeByScope[scope]?.isEmpty == true { activeByScope[scope] = nil }
@@ -157,9 +163,7 @@ struct JobTable: Sendable {
         adjustCount(owner: header.owner, kind: header.kind, state: header.state, by: -1)
         adjustCount(owner: header.owner, kind: header.kind, state: .active, by: 1)
         if let scope = header.scope { activeByScope[scope, default: []].insert(id) }
-        if let key = header.key, activeByKey[OwnedKey(owner: header.owner, key: key)] == nil {
-            activeByKey[OwnedKey(owner: header.owner, key: key)] = id
-        }
+        if let key = header.key { _ = keys.claim(OwnedKey(owner: header.owner, key: key), for: ListIndex.entry(header)) }
     }
 
     /// Forgets the answer a job kept: its last attempt ended without one.
@@ -191,6 +195,7 @@ struct JobTable: Sendable {
         }
         guard let header else { return nil }
         listIndex.remove(header)
+        if let key = header.key { keys.remove(ListIndex.entry(header), from: OwnedKey(owner: header.owner, key: key)) }
         adjustCount(owner: header.owner, kind: header.kind, state: header.state, by: -1)
         return header
     }

@@ -1,16 +1,14 @@
 import ReqdProtocol
 
 /// The jobs `list` walks, in creation order, split by owner, state and kind, and again by scope
-/// for the jobs that have one; and each owner's jobs by key. A list reads only the leaves its
-/// filters select and merges them, so it costs O(limit · log leaves + leaves · log n) whatever else
-/// the daemon holds.
+/// for the jobs that have one. A list reads only the leaves its filters select and merges them,
+/// so it costs O(limit · log leaves + leaves · log n) whatever else the daemon holds.
 ///
 /// A job is in one leaf for its owner, state and kind, plus one for its scope when it has one;
-/// it moves between them when it ends or a `retry` makes it active again. A job with a key is
-/// also in its key's short list, whatever its state: a key holds one active job and the ended
-/// ones retention keeps, so a list by key walks them all and filters. The key lists sit in a
-/// sharded table, since with a key per job there is one per job. The order is (`created_at`,
-/// id), the order `list` has always shown and a restore reads jobs in.
+/// it moves between them when it ends or a `retry` makes it active again. A list by key reads
+/// the key's short list in `KeyIndex` instead, whatever its jobs' states: a key holds one active
+/// job and the ended ones retention keeps, so that list walks them all and filters. The order is
+/// (`created_at`, id), the order `list` has always shown and a restore reads jobs in.
 struct ListIndex: Sendable {
     /// A job's place in creation order.
     struct Entry: Comparable, Hashable, Sendable {
@@ -36,8 +34,6 @@ struct ListIndex: Sendable {
     }
 
     private(set) var leaves: [LeafKey: SortedChunks<Entry>] = [:]
-    /// Each owner's jobs with a key, by key, oldest first.
-    private(set) var byKey = ShardedDictionary<JobTable.OwnedKey, [Entry]>()
 
     /// The number of jobs indexed.
     private(set) var count = 0
@@ -54,21 +50,12 @@ struct ListIndex: Sendable {
         count += 1
         let entry = Self.entry(header)
         add(entry, to: header, in: header.state)
-        if let key = header.key {
-            byKey[JobTable.OwnedKey(owner: header.owner, key: key), default: []].insertSorted(entry)
-        }
     }
 
     mutating func remove(_ header: JobHeader) {
         count -= 1
         let entry = Self.entry(header)
         remove(entry, of: header, in: header.state)
-        if let key = header.key {
-            let owned = JobTable.OwnedKey(owner: header.owner, key: key)
-            guard var entries = byKey.removeValue(forKey: owned) else { return }
-            entries.removeAll { $0 == entry }
-            if !entries.isEmpty { byKey[owned] = entries }
-        }
     }
 
     /// Moves a job whose state changed from `old` to its header's.
@@ -90,12 +77,9 @@ struct ListIndex: Sendable {
         }
     }
 
-    /// The leaves a list with `filter` reads, for the owners in `owners`. With a key, these are
-    /// the key's lists, which hold every state, kind and scope: the caller filters their jobs.
+    /// The leaves a list with `filter` reads, for the owners in `owners`; its key, if it has one,
+    /// is `KeyIndex`'s.
     func leaves(for filter: ListRequest, owners: some Sequence<UInt32>) -> [SortedChunks<Entry>] {
-        if let key = filter.key {
-            return owners.compactMap { owner in byKey[JobTable.OwnedKey(owner: owner, key: key)].map { SortedChunks(sorted: $0) } }
-        }
         let group: Group = filter.scope.map { .scope($0) } ?? .all
         let states = filter.state.map { [$0] } ?? JobState.allCases
         let kinds = filter.kind.map { [$0] } ?? JobKind.allCases
@@ -110,18 +94,6 @@ struct ListIndex: Sendable {
         return found
     }
 
-    /// Makes room for `keys` more keyed jobs, for a restore.
-    mutating func reserveCapacity(keys: Int) { byKey.reserveCapacity(byKey.count + keys) }
-
-    /// Shrinks the tables of leaves and keys after many emptied; each leaf gives its chunks back
-    /// as they empty.
-    mutating func shrink(_ budget: inout ShrinkBudget) -> Bool { leaves.shrink(&budget) && byKey.shrink(&budget) }
-}
-
-extension Array where Element: Comparable {
-    /// Inserts `element` after the elements not above it; at the end, the common case, in O(1).
-    fileprivate mutating func insertSorted(_ element: Element) {
-        guard let last, element < last else { return append(element) }
-        insert(element, at: firstIndex { element < $0 } ?? endIndex)
-    }
+    /// Shrinks the table of leaves after many emptied; each leaf gives its chunks back as they empty.
+    mutating func shrink(_ budget: inout ShrinkBudget) -> Bool { leaves.shrink(&budget) }
 }

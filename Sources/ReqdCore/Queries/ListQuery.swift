@@ -67,7 +67,7 @@ struct ListQuery: Sendable {
         // The leaves are looked up again each slice: a job that changed state meanwhile may have
         // moved to a leaf that did not exist before.
         let owners = owner.map { [$0] } ?? table.owners
-        var heads = HeadHeap(table.listIndex.leaves(for: filter, owners: owners), after: cursor)
+        var heads = HeadHeap(table.listLeaves(for: filter, owners: owners), after: cursor)
         // A key's list holds every state, kind and scope: its jobs are checked one by one.
         let checked = filter.key != nil
         var made = 0

@@ -23,7 +23,7 @@ extension Scheduler {
                 restoring?.ended.append((job, endedAt))
                 continue
             }
-            if let key = job.key, let holder = table.claimKey(key, owner: job.owner, for: job.id) {
+            if let key = job.key, let holder = table.claimKey(for: job.header) {
                 // Two active rows with one key: the newer one holds it, whichever was read first.
                 if let held = table[holder], (held.createdAt, held.id) > (job.createdAt, job.id) {
                     restoring?.superseded.append((job.id, holder))
