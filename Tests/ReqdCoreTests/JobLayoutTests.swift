@@ -2,8 +2,9 @@ import ReqdProtocol
 import Testing
 @testable import ReqdCore
 
-/// A daemon holds a million countdowns in one dictionary whose slots are as wide as a countdown's
-/// header and machine, so the memory per countdown in BENCHMARKS.md rests on these sizes staying small.
+/// A daemon holds a million countdowns in slabs whose slots are as wide as a countdown's header and
+/// machine, beside a timer entry and a key record each, so the memory per countdown in
+/// BENCHMARKS.md rests on these sizes staying small.
 @Suite("Job layout")
 struct JobLayoutTests {
     @Test("a countdown's slot stays small inline: its header and its machine; what only some ended jobs have is boxed")
@@ -12,6 +13,12 @@ struct JobLayoutTests {
         // 88: the end time is inline (BENCHMARKS.md, "Retained jobs").
         #expect(MemoryLayout<JobHeader>.stride <= 88)
         #expect(MemoryLayout<JobSlot<Countdown>>.stride <= 120)
+    }
+
+    @Test("a countdown's timer entry and its key's record stay small: the entry keeps its key's hash in what would be padding")
+    func indexSizes() {
+        #expect(MemoryLayout<IndexedMinHeap<TimerKey, Instant>.Entry>.stride <= 32)
+        #expect(MemoryLayout<KeyIndex.Record?>.stride <= 56)
     }
 
     @Test("a request or poll job's optional instants, counts and statuses take 8 bytes each, not 16 (@Packed)")

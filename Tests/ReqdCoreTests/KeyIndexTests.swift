@@ -18,7 +18,7 @@ struct KeyIndexTests {
     func likeAModel() {
         var index = KeyIndex()
         var model: [JobTable.OwnedKey: Model] = [:]
-        let keys = (0..<40).map { JobTable.OwnedKey(owner: UInt32(1000 + $0 % 2), key: "k\($0 % 20)") }
+        let keys = (0..<40).map { JobTable.OwnedKey(owner: UInt32(1000 + $0 / 20), key: "k\($0 % 20)") }
         let seed = UInt64.random(in: 0...UInt64.max)
         print("KeyIndexTests.likeAModel seed \(seed)")
         var random = RandomSource(seed: seed)
@@ -81,6 +81,21 @@ struct KeyIndexTests {
             #expect(index.holder(of: key) == model[key]?.holder)
             #expect(index.entries(of: key) ?? [] == model[key]?.entries ?? [])
         }
+    }
+
+    @Test("a copy of the index keeps its own jobs and holder when the other changes a key of several jobs")
+    func copiesStayApart() {
+        var index = KeyIndex()
+        let key = JobTable.OwnedKey(owner: 1000, key: "k")
+        for n in 1...3 { index.add(Self.entry(n), to: key, holds: true) }
+        var copy = index
+        copy.add(Self.entry(4), to: key, holds: true)
+        copy.remove(Self.entry(1), from: key)
+        index.release(key, heldBy: JobID("cd_3"))
+        #expect(index.entries(of: key) == [1, 2, 3].map(Self.entry))
+        #expect(index.holder(of: key) == nil)
+        #expect(copy.entries(of: key) == [2, 3, 4].map(Self.entry))
+        #expect(copy.holder(of: key) == JobID("cd_4"))
     }
 
     @Test("a key with one job, holding it or not, keeps that job inline, and a key whose jobs are all forgotten goes")

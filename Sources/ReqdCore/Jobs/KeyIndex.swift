@@ -6,9 +6,8 @@
 /// array cost about 200 bytes a keyed countdown at a million (heaptrack). The records sit in a
 /// `Slab`, each with its key: about 56 bytes and 12 of index.
 ///
-/// The holder is usually among the key's jobs, but need not be: a restore claims a key for a job
-/// before it files the job, and a job `retry` makes active again does not take a key another
-/// active job holds.
+/// The holder is usually among the key's jobs, but need not be for a while: a restore that reads
+/// two active rows with one key gives the key to the newer one (`assign`) before it files it.
 struct KeyIndex: Sendable {
     typealias Entry = ListIndex.Entry
 
@@ -17,13 +16,22 @@ struct KeyIndex: Sendable {
         /// One job, and whether it holds the key.
         case one(Entry, holds: Bool)
         /// Any other shape: several jobs, or a holder that is not the one job.
-        case many(Box<Many>)
+        case many(Many)
     }
 
-    /// The jobs of a key in any shape, oldest first, and the holder.
-    struct Many: Sendable, Hashable {
+    /// The jobs of a key in any shape, oldest first, and the holder. A change happens in place
+    /// while one index holds it, so a key reused many times is not copied whole at each job.
+    final class Many: @unchecked Sendable {
+        // @unchecked Sendable: changed only in `change(_:_:)`, and only when uniquely referenced
+        // (`isKnownUniquelyReferenced`); a shared one is copied first, so a copy of the index
+        // (another scheduler value) never sees the change.
         var entries: [Entry]
         var holder: JobID?
+
+        init(entries: [Entry], holder: JobID?) {
+            self.entries = entries
+            self.holder = holder
+        }
     }
 
     /// A key and its jobs, as the slab holds them.
@@ -47,7 +55,7 @@ struct KeyIndex: Sendable {
         switch table[key]?.jobs {
         case nil: nil
         case .one(let entry, let holds)?: holds ? entry.id : nil
-        case .many(let many)?: many.value.holder
+        case .many(let many)?: many.holder
         }
     }
 
@@ -56,7 +64,7 @@ struct KeyIndex: Sendable {
         switch table[key]?.jobs {
         case nil: nil
         case .one(let entry, _)?: [entry]
-        case .many(let many)?: many.value.entries.isEmpty ? nil : many.value.entries
+        case .many(let many)?: many.entries.isEmpty ? nil : many.entries
         }
     }
 
@@ -97,7 +105,7 @@ struct KeyIndex: Sendable {
         update(key) { jobs in
             switch jobs {
             case .one(let one, true)? where one.id == id: jobs = .one(one, holds: false)
-            case .many(let many)? where many.value.holder == id: Self.change(&jobs) { _, holder in holder = nil }
+            case .many(let many)? where many.holder == id: Self.change(&jobs) { _, holder in holder = nil }
             default: break
             }
         }
@@ -127,8 +135,8 @@ struct KeyIndex: Sendable {
                 jobs = .one(one, holds: true)
             case .one(let one, true)?:
                 other = one.id
-            case .many(let many)? where many.value.holder.map { $0 != entry.id } ?? false:
-                other = many.value.holder
+            case .many(let many)? where many.holder.map { $0 != entry.id } ?? false:
+                other = many.holder
             default:
                 Self.change(&jobs) { entries, holder in
                     entries.file(entry)
@@ -156,7 +164,8 @@ struct KeyIndex: Sendable {
     }
 
     private static func update(_ record: inout Record?, _ key: JobTable.OwnedKey, _ body: (inout Jobs?) -> Void) {
-        var jobs = record?.jobs
+        // Taken out, so that the record does not keep a second reference to a `Many`.
+        var jobs = record.take()?.jobs
         body(&jobs)
         record = jobs.map { Record(key: key, jobs: $0) }
     }
@@ -164,29 +173,30 @@ struct KeyIndex: Sendable {
     /// Changes `jobs` as a list and a holder, and keeps it in its smallest shape: none when both
     /// are empty, inline for one job and no other holder.
     private static func change(_ jobs: inout Jobs?, _ body: (inout [Entry], inout JobID?) -> Void) {
-        var entries: [Entry]
-        var holder: JobID?
-        switch jobs {
-        case nil: (entries, holder) = ([], nil)
-        case .one(let entry, let holds)?: (entries, holder) = ([entry], holds ? entry.id : nil)
-        case .many(let many)?: (entries, holder) = (many.value.entries, many.value.holder)
+        var many: Many
+        switch jobs.take() {
+        case nil: many = Many(entries: [], holder: nil)
+        case .one(let entry, let holds)?: many = Many(entries: [entry], holder: holds ? entry.id : nil)
+        case .many(let shared)?: many = shared
         }
-        body(&entries, &holder)
-        if entries.isEmpty, holder == nil {
+        if !isKnownUniquelyReferenced(&many) { many = Many(entries: many.entries, holder: many.holder) }
+        body(&many.entries, &many.holder)
+        if many.entries.isEmpty, many.holder == nil {
             jobs = nil
-        } else if entries.count == 1, holder == nil || holder == entries[0].id {
-            jobs = .one(entries[0], holds: holder != nil)
+        } else if many.entries.count == 1, many.holder == nil || many.holder == many.entries[0].id {
+            jobs = .one(many.entries[0], holds: many.holder != nil)
         } else {
-            jobs = .many(Box(Many(entries: entries, holder: holder)))
+            jobs = .many(many)
         }
     }
 }
 
 extension [ListIndex.Entry] {
-    /// Inserts `entry` in order unless its job is here already; at the end, the common case, in O(1).
+    /// Inserts `entry` in order unless it is here already; at the end, the common case, in O(1).
     fileprivate mutating func file(_ entry: ListIndex.Entry) {
-        guard !contains(where: { $0.id == entry.id }) else { return }
-        guard let last, entry < last else { return append(entry) }
-        insert(entry, at: firstIndex { entry < $0 } ?? endIndex)
+        guard let last, !(last < entry) else { return append(entry) }
+        let place = firstIndex { !($0 < entry) } ?? endIndex
+        if place < endIndex, self[place] == entry { return }
+        insert(entry, at: place)
     }
 }

@@ -9,9 +9,10 @@ public struct IndexedMinHeap<Key: ShardKey & Sendable, Priority: Comparable & Se
     /// One entry: a key and its priority.
     public struct Entry: Sendable {
         public let key: Key
-        public var priority: Priority
-        /// The key's hash in the position index.
+        /// The key's hash in the position index; declared before `priority`, so that it takes
+        /// what would be padding after a key such as `TimerKey` (17 bytes).
         let hash: UInt32
+        public var priority: Priority
     }
 
     /// In chunks, so that it never copies every entry to grow or shrink (`ChunkedArray`).
@@ -39,6 +40,10 @@ public struct IndexedMinHeap<Key: ShardKey & Sendable, Priority: Comparable & Se
     mutating func shrink(from next: inout Int, _ budget: inout ShrinkBudget) -> Bool {
         if next == 0 {
             guard entries.shrink(&budget) else { return false }
+            if entries.isEmpty, !positions.shards.isEmpty {
+                budget.freed(positions.bytes)
+                budget.disposal.keep(positions.removeAll())
+            }
             next = 1
         }
         var shard = next - 1
@@ -72,7 +77,7 @@ public struct IndexedMinHeap<Key: ShardKey & Sendable, Priority: Comparable & Se
             if priority < old { siftUp(index) } else { siftDown(index) }
         } else {
             let end = entries.count
-            entries.append(Entry(key: key, priority: priority, hash: hash))
+            entries.append(Entry(key: key, hash: hash, priority: priority))
             positions.insert(hash: hash, place: end)
             siftUp(end)
         }
