@@ -25,8 +25,8 @@ struct KeyIndex: Sendable {
         // @unchecked Sendable: changed only in `change(_:_:)`, and only when uniquely referenced
         // (`isKnownUniquelyReferenced`); a shared one is copied first, so a copy of the index
         // (another scheduler value) never sees the change.
-        var entries: [Entry]
-        var holder: JobID?
+        fileprivate(set) var entries: [Entry]
+        fileprivate(set) var holder: JobID?
 
         init(entries: [Entry], holder: JobID?) {
             self.entries = entries
@@ -51,8 +51,10 @@ struct KeyIndex: Sendable {
     var capacity: Int { table.capacity }
 
     /// The active job that holds `key`.
-    func holder(of key: JobTable.OwnedKey) -> JobID? {
-        switch table[key]?.jobs {
+    func holder(of key: JobTable.OwnedKey) -> JobID? { Self.holder(of: table[key]?.jobs) }
+
+    private static func holder(of jobs: Jobs?) -> JobID? {
+        switch jobs {
         case nil: nil
         case .one(let entry, let holds)?: holds ? entry.id : nil
         case .many(let many)?: many.holder
@@ -103,10 +105,11 @@ struct KeyIndex: Sendable {
     /// Frees `key` when `id` holds it: that job ended.
     mutating func release(_ key: JobTable.OwnedKey, heldBy id: JobID) {
         update(key) { jobs in
-            switch jobs {
-            case .one(let one, true)? where one.id == id: jobs = .one(one, holds: false)
-            case .many(let many)? where many.holder == id: Self.change(&jobs) { _, holder in holder = nil }
-            default: break
+            if case .one(let one, true)? = jobs, one.id == id {
+                jobs = .one(one, holds: false)
+            } else if Self.holder(of: jobs) == id, case .many? = jobs {
+                // No `Many` is bound here while `change` runs, so it can be changed in place.
+                Self.change(&jobs) { _, holder in holder = nil }
             }
         }
     }
@@ -195,6 +198,7 @@ extension [ListIndex.Entry] {
     /// Inserts `entry` in order unless it is here already; at the end, the common case, in O(1).
     fileprivate mutating func file(_ entry: ListIndex.Entry) {
         guard let last, !(last < entry) else { return append(entry) }
+        if last == entry { return }
         let place = firstIndex { !($0 < entry) } ?? endIndex
         if place < endIndex, self[place] == entry { return }
         insert(entry, at: place)
