@@ -121,10 +121,10 @@ extension Schedule {
         }
     }
 
-    /// Moves a calendar rule to another zone; an interval has none.
-    mutating func rezone(_ zone: ZoneRules) {
+    /// Moves a calendar rule to another zone, as the copy `rules` keeps; an interval has none.
+    mutating func rezone(_ zone: ZoneRules, rules: inout ScheduleRuleCache) {
         guard case .calendar(let recurrence) = rule else { return }
-        rule = .calendar(Recurrence(pattern: recurrence.pattern, zone: zone))
+        rule = rules.shared(.calendar(Recurrence(pattern: recurrence.pattern, zone: zone)))
     }
 
     /// Stops elapses until `resume`; a run in flight goes on.

@@ -134,7 +134,7 @@ extension Scheduler {
     mutating func rezoneLocalSchedules(at now: ClockReading, into effects: inout [SchedulerEffect]) {
         let zone = zones.local()
         for id in Array(table.schedules.keys) where table[id]?.isActive == true && table.schedules[id]?.machine.followsLocalZone == true {
-            table.schedules[id]?.machine.rezone(zone)
+            table.schedules[id]?.machine.rezone(zone, rules: &scheduleRules)
             if table.schedules[id]?.machine.replan(at: now, id: id, random: &random) == true {
                 persistSchedule(id, at: now, into: &effects)
             }

@@ -92,6 +92,7 @@ extension Scheduler {
         var schedule: Schedule
         do {
             schedule = try spec.validated(at: now, limits: configuration, zones: zones)
+            schedule.rule = scheduleRules.shared(schedule.rule)
             try checkCapacity(for: peer.uid, key: spec.key)
         } catch {
             return .failure(error)

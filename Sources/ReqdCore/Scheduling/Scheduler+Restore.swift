@@ -16,8 +16,13 @@ extension Scheduler {
         }
         let checkCollisions = restoring?.checkCollisions ?? true
         var tally = CountTally()
-        for (job, endedAt) in chunk.jobs {
-            if checkCollisions, table[job.id] != nil { continue }
+        for (read, endedAt) in chunk.jobs {
+            if checkCollisions, table[read.id] != nil { continue }
+            var job = read
+            if case .schedule(var schedule) = job.work {
+                schedule.rule = scheduleRules.shared(schedule.rule)
+                job.work = .schedule(schedule)
+            }
             if job.createdAt > lastCreatedAt { lastCreatedAt = job.createdAt }
             if let endedAt {
                 restoring?.ended.append((job, endedAt))

@@ -66,6 +66,8 @@ public struct Scheduler: Sendable {
 
     /// Where schedules find their time zones; the daemon hands in the system's.
     public var zones = ZoneProvider.utcOnly
+    /// One copy of each calendar rule, shared by the schedules that name it.
+    var scheduleRules = ScheduleRuleCache()
 
     /// A restore from the store in progress (`restoreChunk`).
     var restoring: RestoreProgress?
