@@ -22,6 +22,8 @@ struct CalendarSpecTests {
         ])
     func normalized(_ input: String, _ expected: String) {
         #expect(Fixture.calendar(input).normalized == expected)
+        // The store keeps the normal form alone, and schedules share a rule by it.
+        #expect(Fixture.calendar(expected) == Fixture.calendar(input), "the normal form parses to the same expression")
     }
 
     @Test(

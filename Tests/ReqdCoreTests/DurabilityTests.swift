@@ -117,7 +117,7 @@ struct DurabilityTests {
             }
             #expect(!h.handle(.restoreEnded).arms.isEmpty)
         } else {
-            h.handle(.restore(chunks.flatMap { $0 }))
+            _ = h.handle(.restore(chunks.flatMap { $0 }))
         }
         func status(_ id: String) -> JobInfo? {
             guard case .success(.job(let result)) = h.request(.status(StatusRequest(job: id))).replies.first?.result else { return nil }
@@ -126,11 +126,11 @@ struct DurabilityTests {
         #expect(status("cd_new")?.state == .active)
         #expect(status("cd_old")?.state == .cancelled)
         #expect(status("cd_old")?.replacedBy == "cd_new")
-        h.handle(.timerFired)
+        _ = h.handle(.timerFired)
         #expect(status("cd_e2") == nil, "ended 20 s ago, past its 15 s of retention")
         #expect(status("cd_e1")?.state == .expired)
         h.advance(5 * second + 1 * ms)
-        h.handle(.timerFired)
+        _ = h.handle(.timerFired)
         #expect(status("cd_e1") == nil)
     }
 

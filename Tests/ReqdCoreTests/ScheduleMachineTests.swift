@@ -20,7 +20,7 @@ private func zone(_ name: String) -> ZoneRules { try! ZoneDatabase().zone(named:
 
 private func calendar(_ expression: String, _ zoneName: String) -> ScheduleRule {
     let spec = try! CalendarSpec(parsing: expression) { _ in false }
-    return .calendar(Recurrence(pattern: spec, zone: zone(zoneName)))
+    return .calendar(CalendarRule(Recurrence(pattern: spec, zone: zone(zoneName))))
 }
 
 /// A clock whose boot-time and wall-clock readings move together unless stepped or suspended.

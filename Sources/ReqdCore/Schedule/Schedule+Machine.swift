@@ -123,8 +123,8 @@ extension Schedule {
 
     /// Moves a calendar rule to another zone, as the copy `rules` keeps; an interval has none.
     mutating func rezone(_ zone: ZoneRules, rules: inout ScheduleRuleCache) {
-        guard case .calendar(let recurrence) = rule else { return }
-        rule = rules.shared(.calendar(Recurrence(pattern: recurrence.pattern, zone: zone)))
+        guard case .calendar(let calendar) = rule else { return }
+        rule = rules.shared(.calendar(CalendarRule(Recurrence(pattern: calendar.recurrence.pattern, zone: zone))))
     }
 
     /// Stops elapses until `resume`; a run in flight goes on.

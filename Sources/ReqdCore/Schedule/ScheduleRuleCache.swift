@@ -1,42 +1,51 @@
 import ReqdCalendar
 
-/// One copy of each calendar rule in use, which every schedule naming it shares.
+/// One `CalendarRule` for each calendar rule in use, which every schedule naming it shares.
 ///
-/// A calendar rule is a few hundred bytes: its box, the parsed expression's own box and its
-/// component arrays. A million schedules on `*:0/15` would each hold a copy. Rules never change
-/// once made, so those schedules can hold one copy between them: the indirect case's box is
-/// shared when the rule value is copied.
+/// A million schedules on `*:0/15` would otherwise hold a million copies of one rule, a few
+/// hundred bytes each. Two rules are the same when their expressions have one normal form, in one
+/// zone object: the store keeps the normal form alone and parses it again at restore, so a
+/// schedule already behaves as its normal form says. A schedule that follows the local zone and
+/// one that names that zone hold two rules, since the first moves when the local zone changes.
 ///
-/// Two rules are the same when their expressions have one normal form, of one syntax, in one zone
-/// object. The normal form is what the store keeps and parses again, so it decides every elapse.
-/// The cache keeps at most `capacity` rules and starts over when full. Schedules keep the copy
-/// they hold, and later registrations share new copies. So a daemon with more distinct expressions
-/// than that shares less, and never holds more than `capacity` rules that no schedule uses.
+/// The cache lets go of the rules no schedule holds any more when it has grown to twice what the
+/// previous sweep left, so its size follows the rules in use, at O(1) amortized per new rule.
 struct ScheduleRuleCache: Sendable {
-    /// Distinct rules kept at most.
-    static let capacity = 1_024
+    /// The cache sweeps no sooner than at this many rules.
+    static let firstSweep = 64
 
     private struct Key: Hashable {
         let normalized: String
         let cron: Bool
-        /// The zone object, which the kept rule holds, so the identifier is not reused meanwhile.
+        /// The zone object, which the kept rule holds, so that no other zone takes its address meanwhile.
         let zone: ObjectIdentifier
     }
 
-    private var rules: [Key: ScheduleRule] = [:]
+    private var rules: [Key: CalendarRule] = [:]
+    private var sweepAt = Self.firstSweep
 
     /// Rules kept now.
     var count: Int { rules.count }
 
-    /// The kept copy of `rule` when there is one; otherwise `rule`, kept from now on. An
+    /// The kept rule equal to `rule` when there is one; otherwise `rule`, kept from now on. An
     /// interval is returned as it is: it is stored inline.
     mutating func shared(_ rule: ScheduleRule) -> ScheduleRule {
-        guard case .calendar(let recurrence) = rule else { return rule }
-        let key = Key(
-            normalized: recurrence.pattern.normalized, cron: recurrence.pattern is CronSpec, zone: ObjectIdentifier(recurrence.zone))
-        if let kept = rules[key] { return kept }
-        if rules.count >= Self.capacity { rules = [:] }
-        rules[key] = rule
+        guard case .calendar(let calendar) = rule else { return rule }
+        let pattern = calendar.recurrence.pattern
+        let key = Key(normalized: pattern.normalized, cron: pattern is CronSpec, zone: ObjectIdentifier(calendar.recurrence.zone))
+        if let kept = rules[key] { return .calendar(kept) }
+        if rules.count >= sweepAt { sweep() }
+        rules[key] = calendar
         return rule
+    }
+
+    /// Lets go of the rules only the cache holds. Each is taken out of the table to be checked,
+    /// so the check counts only the schedules' references.
+    private mutating func sweep() {
+        for key in Array(rules.keys) {
+            guard var rule = rules.removeValue(forKey: key) else { continue }
+            if !isKnownUniquelyReferenced(&rule) { rules[key] = rule }
+        }
+        sweepAt = max(Self.firstSweep, 2 * rules.count)
     }
 }

@@ -54,7 +54,7 @@ extension ScheduleSpec {
                 zone = zones.local()
                 followsLocalZone = true
             }
-            rule = .calendar(Recurrence(pattern: pattern, zone: zone))
+            rule = .calendar(CalendarRule(Recurrence(pattern: pattern, zone: zone)))
         }
         guard rule.next(after: now.wall) != nil else {
             let field = calendar != nil ? "calendar" : cron != nil ? "cron" : "every_ms"

@@ -92,11 +92,11 @@ extension Scheduler {
         var schedule: Schedule
         do {
             schedule = try spec.validated(at: now, limits: configuration, zones: zones)
-            schedule.rule = scheduleRules.shared(schedule.rule)
             try checkCapacity(for: peer.uid, key: spec.key)
         } catch {
             return .failure(error)
         }
+        schedule.rule = scheduleRules.shared(schedule.rule)
         var job = newJob(
             owner: peer.uid, key: spec.key, scope: spec.scope, ephemeral: spec.ephemeral,
             bindTo: spec.bindConnection == true ? connection : nil, work: .schedule(schedule), at: now)

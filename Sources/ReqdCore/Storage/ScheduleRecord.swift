@@ -12,7 +12,8 @@ extension WorkRecord where Settings == ScheduleSettings, Counters == ScheduleCou
             randomizedDelayNanos: schedule.randomizedDelay, fixedDelay: schedule.fixedDelay,
             request: schedule.request.map { DeliverySettings($0.value) })
         switch schedule.rule {
-        case .calendar(let recurrence):
+        case .calendar(let rule):
+            let recurrence = rule.recurrence
             if recurrence.pattern is CronSpec { settings.cron = recurrence.pattern.normalized } else { settings.calendar = recurrence.pattern.normalized }
             settings.tz = schedule.followsLocalZone ? nil : recurrence.zone.name
         case .every(let interval, let anchor):
@@ -40,7 +41,7 @@ extension WorkRecord where Settings == ScheduleSettings, Counters == ScheduleCou
             }
             guard let pattern else { return nil }
             let zoneInExpression = (pattern as? CalendarSpec)?.zone.map { name in zones.named(name) ?? ZoneRules.utc.renamed(name) }
-            rule = .calendar(Recurrence(pattern: pattern, zone: zoneInExpression ?? zone))
+            rule = .calendar(CalendarRule(Recurrence(pattern: pattern, zone: zoneInExpression ?? zone)))
         }
         var schedule = Schedule(
             rule: rule, overlap: settings.overlap, catchUp: settings.catchUp, randomizedDelay: settings.randomizedDelayNanos,
