@@ -6,7 +6,7 @@ import ReqdCalendar
 /// hundred bytes each. Two rules are the same when their expressions have one normal form, in one
 /// zone object: the store keeps the normal form alone and parses it again at restore, so a
 /// schedule already behaves as its normal form says. A schedule that follows the local zone and
-/// one that names that zone hold two rules, since the first moves when the local zone changes.
+/// one that names that zone hold two rules: the daemon reads its local zone as an object of its own.
 ///
 /// The cache lets go of the rules no schedule holds any more when it has grown to twice what the
 /// previous sweep left, so its size follows the rules in use, at O(1) amortized per new rule.
