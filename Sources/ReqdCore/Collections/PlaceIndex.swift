@@ -138,10 +138,13 @@ struct PlaceIndex: Sendable {
     /// The bytes the buckets take.
     var bytes: Int { shards.reduce(0) { $0 + $1.buckets.count * 8 } }
 
-    /// Empties the index; returns what it held, for the caller to free off the queue.
-    mutating func removeAll() -> [Shard] {
-        defer { shards = [] }
-        return shards
+    /// Lets go of every bucket once the index is empty and still holds some: counted as freed in
+    /// `budget`, and kept in its disposal to be freed off the queue.
+    mutating func release(ifEmpty budget: inout ShrinkBudget) {
+        guard count == 0, !shards.isEmpty else { return }
+        budget.freed(bytes)
+        budget.disposal.keep(shards)
+        shards = []
     }
 
     /// Shrinks the shards that are sparse from `next` on, as far as `budget` goes.

@@ -145,9 +145,10 @@ struct Slab<Slot: SlabValue>: Sendable, Sequence {
             budget.freed(freedBytes)
             freedBytes = 0
             if count == 0, !index.shards.isEmpty {
-                budget.freed(capacity * MemoryLayout<Slot?>.stride + index.bytes)
-                budget.disposal.keep((index.removeAll(), chunks))
+                budget.freed(capacity * MemoryLayout<Slot?>.stride)
+                budget.disposal.keep(chunks)
                 chunks = []
+                index.release(ifEmpty: &budget)
             }
         }
         return index.shrink(from: &next, &budget)

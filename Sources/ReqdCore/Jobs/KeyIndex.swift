@@ -107,7 +107,7 @@ struct KeyIndex: Sendable {
         update(key) { jobs in
             if case .one(let one, true)? = jobs, one.id == id {
                 jobs = .one(one, holds: false)
-            } else if Self.holder(of: jobs) == id, case .many? = jobs {
+            } else if Self.holder(of: jobs) == id {
                 // No `Many` is bound here while `change` runs, so it can be changed in place.
                 Self.change(&jobs) { _, holder in holder = nil }
             }

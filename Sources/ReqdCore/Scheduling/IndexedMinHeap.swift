@@ -40,10 +40,7 @@ public struct IndexedMinHeap<Key: ShardKey & Sendable, Priority: Comparable & Se
     mutating func shrink(from next: inout Int, _ budget: inout ShrinkBudget) -> Bool {
         if next == 0 {
             guard entries.shrink(&budget) else { return false }
-            if entries.isEmpty, !positions.shards.isEmpty {
-                budget.freed(positions.bytes)
-                budget.disposal.keep(positions.removeAll())
-            }
+            if entries.isEmpty { positions.release(ifEmpty: &budget) }
             next = 1
         }
         var shard = next - 1
