@@ -61,6 +61,7 @@ let package = Package(
         .target(
             name: "ReqdTestSupport",
             dependencies: [
+                "ReqdCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -102,7 +103,7 @@ let package = Package(
                 "ReqdCore", "ReqdProtocol", "ReqdCalendar", "ReqdDaemon", "ReqdTestSupport", "ReqdStoreTestSupport",
                 .product(name: "Logging", package: "swift-log"),
             ]),
-        .testTarget(name: "ReqdProtocolTests", dependencies: ["ReqdProtocol"]),
+        .testTarget(name: "ReqdProtocolTests", dependencies: ["ReqdProtocol", "ReqdCore", "ReqdTestSupport"]),
         .testTarget(name: "ReqdCalendarTests", dependencies: ["ReqdCalendar"]),
         .testTarget(
             name: "ReqdDaemonTests",

@@ -61,7 +61,8 @@ rows = [
     ("timer lateness while tables shrink after 1M forgotten (3,000 probes)",
      "p99 " + cell("mem_PROBE_P99_MS", " ms", "{:.3f}") + f", max {med('mem_PROBE_MAX_MS'):.3f} ms", "-", "-", "p99 ≤ 1 ms", med("mem_PROBE_P99_MS") <= 1),
     ("idle wake-ups per minute", cell("idle"), "-", "-", "0", med("idle") == 0),
-    ("restart to READY=1, 1M persisted", cell("restart", " s", "{:.2f}"), "-", "-", "≤ 3 s", med("restart") <= 3),
+    ("restart to READY=1, 1M persisted countdowns", cell("restart", " s", "{:.2f}"), "-", "-", "≤ 3 s", med("restart") <= 3),
+    ("restart to READY=1, 1M persisted schedules (each a calendar rule and a POST request)", cell("restartsched", " s", "{:.2f}"), "-", "-", "≤ 3 s", med("restartsched") <= 3),
 ]
 print(f"Medians of {sys.argv[2]} runs, (min–max) beside them.\n")
 print("| row | reqd | comparison | ratio | target | met |")

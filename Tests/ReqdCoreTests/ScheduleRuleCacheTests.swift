@@ -48,6 +48,33 @@ struct ScheduleRuleCacheTests {
         #expect(restarted.scheduleInfo(same[0])?.next == quarters)
     }
 
+    @Test("rows read back parse each rule once for its text, kind and zone, and an interval needs no parse")
+    func restoredRulesParseOnce() throws {
+        let zones = ZoneProvider(named: { $0 == "UTC" ? ZoneRules.utc : nil }, local: { .utc })
+        func settings(calendar: String? = nil, cron: String? = nil, every: Int64? = nil, tz: String? = "UTC") -> ScheduleSettings {
+            ScheduleSettings(
+                calendar: calendar, cron: cron, everyNanos: every, anchor: every.map { _ in WallTime(nanosecondsSinceEpoch: 0) }, tz: tz,
+                overlap: .skip, catchUp: .one, randomizedDelayNanos: 0, fixedDelay: false, request: nil)
+        }
+        func calendarRule(_ rule: ScheduleRule?) -> CalendarRule? {
+            guard case .calendar(let calendar)? = rule else { return nil }
+            return calendar
+        }
+        var rules = RestoredRules()
+        let first = try #require(calendarRule(rules.rule(of: settings(calendar: "*:0/15"), zones: zones)))
+        #expect(calendarRule(rules.rule(of: settings(calendar: "*:0/15"), zones: zones)) === first)
+        let local = try #require(calendarRule(rules.rule(of: settings(calendar: "*:0/15", tz: nil), zones: zones)))
+        #expect(local !== first, "the local zone is a rule of its own")
+        let cron = try #require(calendarRule(rules.rule(of: settings(cron: "*/15 * * * *"), zones: zones)))
+        #expect(cron !== first && cron.recurrence.pattern is CronSpec)
+        guard case .every(let interval, _)? = rules.rule(of: settings(every: 60 * Harness.second), zones: zones) else {
+            Issue.record("an interval reads back as an interval")
+            return
+        }
+        #expect(interval == 60 * Harness.second)
+        #expect(rules.rule(of: settings(calendar: "not a calendar"), zones: zones) == nil)
+    }
+
     @Test("after a change of the local zone, the schedules that follow it share the rule in the new zone")
     func sharedAfterLocalZoneChange() throws {
         final class Local: Sendable {

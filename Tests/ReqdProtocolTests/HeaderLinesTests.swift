@@ -25,7 +25,7 @@ struct HeaderLinesTests {
 
     @Test("200,000 generated header lists read back exactly: common and unknown names in any case, dates right and wrong, UTF-8, empty and odd lines")
     func generatedRoundTrip() {
-        var random = RequestLineGenerator.Random(state: 0x5EED_4EAD)
+        var random = RequestLineGenerator.Random(seed: 0x5EED_4EAD)
         let names = ["Date", "date", "DATE", "Last-Modified", "last-modified", "Expires", "Content-Type", "content-type", "Server",
                      "X-Request-Id", "x-unknown", "Set-Cookie", "Retry-After", "ETag", "Vary", "Ünknown", "日付", ""]
         let separators = [": ", ":", ":  ", " : ", ""]
@@ -62,7 +62,7 @@ struct HeaderLinesTests {
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "GMT")
         formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        var random = RequestLineGenerator.Random(state: 7)
+        var random = RequestLineGenerator.Random(seed: 7)
         let samples = [0, 86_399, 951_782_400, 1_709_164_800, 4_107_542_400, IMFFixdate.maxSeconds]
             + (0..<5_000).map { _ in Int64(random.next() % UInt64(IMFFixdate.maxSeconds + 1)) }
         for seconds in samples {

@@ -167,7 +167,7 @@ struct ReplyWriterDifferentialTests {
 
     @Test("20,000 random replies and events written by hand parse back to the value CompactJSONEncoder writes")
     func differential() throws {
-        var generator = ReplyGenerator(random: RequestLineGenerator.Random(state: 7))
+        var generator = ReplyGenerator(random: RequestLineGenerator.Random(seed: 7))
         let reference = CompactJSONEncoder()
         var writer = JSONWriter()
         var differences: [String] = []

@@ -1,4 +1,6 @@
 import ReqdProtocol
+import ReqdCore
+import ReqdTestSupport
 
 /// Request lines for the differential test: well-formed requests of every operation written in
 /// many legal ways, the same lines mutated byte by byte, and lines of random bytes.
@@ -14,24 +16,11 @@ struct RequestLineGenerator {
         case object([(String, Value)])
     }
 
-    /// SplitMix64.
-    struct Random {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-        mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
-        mutating func pick<T>(_ items: [T]) -> T { items[below(items.count)] }
-    }
+    typealias Random = RandomSource
 
     var random: Random
 
-    init(seed: UInt64) { random = Random(state: seed) }
+    init(seed: UInt64) { random = Random(seed: seed) }
 
     // MARK: Values
 

@@ -23,6 +23,9 @@ struct ScheduleRuleCache: Sendable {
 
     private var rules: [Key: CalendarRule] = [:]
     private var sweepAt = Self.firstSweep
+    /// The last rule asked for and the kept one it gave: a restore's schedules of one rule come
+    /// in runs holding one object (`RestoredRules`), which skips making the key again.
+    private var last: (asked: CalendarRule, kept: CalendarRule)?
 
     /// Rules kept now.
     var count: Int { rules.count }
@@ -31,17 +34,23 @@ struct ScheduleRuleCache: Sendable {
     /// interval is returned as it is: it is stored inline.
     mutating func shared(_ rule: ScheduleRule) -> ScheduleRule {
         guard case .calendar(let calendar) = rule else { return rule }
+        if let last, last.asked === calendar { return .calendar(last.kept) }
         let pattern = calendar.recurrence.pattern
         let key = Key(normalized: pattern.normalized, cron: pattern is CronSpec, zone: ObjectIdentifier(calendar.recurrence.zone))
-        if let kept = rules[key] { return .calendar(kept) }
+        if let kept = rules[key] {
+            last = (calendar, kept)
+            return .calendar(kept)
+        }
         if rules.count >= sweepAt { sweep() }
         rules[key] = calendar
+        last = (calendar, calendar)
         return rule
     }
 
     /// Lets go of the rules only the cache holds. Each is taken out of the table to be checked,
     /// so the check counts only the schedules' references.
     private mutating func sweep() {
+        last = nil
         for key in Array(rules.keys) {
             guard var rule = rules.removeValue(forKey: key) else { continue }
             if !isKnownUniquelyReferenced(&rule) { rules[key] = rule }

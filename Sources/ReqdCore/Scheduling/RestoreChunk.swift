@@ -20,9 +20,10 @@ public struct RestoreChunk: Sendable {
         self.expecting = expecting
         var jobs: [(job: Job, endedAt: WallTime?)] = []
         jobs.reserveCapacity(records.count)
+        var rules = RestoredRules()
         for record in records {
             guard JobID(record.id).kind == record.kind,
-                let job = Job(record, at: now, maxPollBackoff: configuration.maxPollBackoffNanos, zones: zones)
+                let job = Job(record, at: now, maxPollBackoff: configuration.maxPollBackoffNanos, zones: zones, rules: &rules)
             else { continue }
             jobs.append((job, job.state == .active ? nil : record.endedAt ?? record.createdAt))
         }

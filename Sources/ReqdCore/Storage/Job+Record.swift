@@ -4,6 +4,13 @@ extension Job {
     /// A job read from the store, as it resumes at `now`: deadlines back on the boot-time clock,
     /// counters kept; nil for a row that cannot be read back.
     init?(_ record: JobRecord, at now: ClockReading, maxPollBackoff: Int64, zones: ZoneProvider = .utcOnly) {
+        var rules = RestoredRules()
+        self.init(record, at: now, maxPollBackoff: maxPollBackoff, zones: zones, rules: &rules)
+    }
+
+    /// A job read from the store, as `init(_:at:maxPollBackoff:zones:)` says, its schedule's rule
+    /// taken from `rules` when a row read before it parsed the same one.
+    init?(_ record: JobRecord, at now: ClockReading, maxPollBackoff: Int64, zones: ZoneProvider, rules: inout RestoredRules) {
         // Read through the box: copied out whole, a row's detail would cost a kilobyte's copy.
         let detail = record.storedDetail
         let work: Work
@@ -29,7 +36,7 @@ extension Job {
             guard let group = detail?.value.group?.resumed(at: now, active: record.state == .active) else { return nil }
             work = .group(group)
         case .schedule:
-            guard let schedule = detail?.value.schedule?.resumed(at: now, zones: zones) else { return nil }
+            guard let schedule = detail?.value.schedule?.resumed(at: now, zones: zones, rules: &rules) else { return nil }
             work = .schedule(schedule)
         }
         self.init(

@@ -24,25 +24,10 @@ extension WorkRecord where Settings == ScheduleSettings, Counters == ScheduleCou
     }
 
     /// The schedule as it resumes: its rule parsed again in its zone (or the local zone now), its
-    /// pending elapse kept, so one that passed while the daemon was down fires as overdue. A zone
-    /// the system no longer has (a tzdata upgrade that dropped a legacy name) becomes UTC, under
-    /// its name, rather than losing the schedule.
-    func resumed(at now: ClockReading, zones: ZoneProvider) -> Schedule? {
-        let rule: ScheduleRule
-        if let interval = settings.everyNanos, let anchor = settings.anchor, interval > 0 {
-            rule = .every(interval: interval, anchor: anchor)
-        } else {
-            let zone = settings.tz.map { name in zones.named(name) ?? ZoneRules.utc.renamed(name) } ?? zones.local()
-            let pattern: (any CivilPattern)?
-            if let calendar = settings.calendar {
-                pattern = try? CalendarSpec(parsing: calendar) { word in zones.named(word) != nil || word == settings.tz || (word.first?.isLetter == true && word.contains("/")) }
-            } else {
-                pattern = settings.cron.flatMap { try? CronSpec(parsing: $0) }
-            }
-            guard let pattern else { return nil }
-            let zoneInExpression = (pattern as? CalendarSpec)?.zone.map { name in zones.named(name) ?? ZoneRules.utc.renamed(name) }
-            rule = .calendar(CalendarRule(Recurrence(pattern: pattern, zone: zoneInExpression ?? zone)))
-        }
+    /// pending elapse kept, so one that passed while the daemon was down fires as overdue.
+    /// `rules` holds the rules already parsed from the rows read with this one.
+    func resumed(at now: ClockReading, zones: ZoneProvider, rules: inout RestoredRules) -> Schedule? {
+        guard let rule = rules.rule(of: settings, zones: zones) else { return nil }
         var schedule = Schedule(
             rule: rule, overlap: settings.overlap, catchUp: settings.catchUp, randomizedDelay: settings.randomizedDelayNanos,
             fixedDelay: settings.fixedDelay, request: settings.request.map { Box($0.delivery(firstAttempt: now.instant)) })

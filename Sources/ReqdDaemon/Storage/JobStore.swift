@@ -218,7 +218,7 @@ public final class JobStore: @unchecked Sendable {
         let members = try endedMembers(of: rows, values)
         var attempts: [String: [AttemptInfo]] = [:]
         try backend.read(StoreCoding.activePollAttemptsQuery(of: rows), values) { row in
-            guard let id = row.text(0), let attempt = row.text(1).flatMap(StoreCoding.decodeAttempt) else { return }
+            guard let id = row.text(0), let attempt = row.text(1).flatMap(AttemptInfo.init(storedJSON:)) else { return }
             attempts[id, default: []].append(attempt)
         }
         var total = 0
@@ -244,7 +244,7 @@ public final class JobStore: @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(queue))
         var members: [String: [(index: Int, record: MemberRecord)]] = [:]
         try backend.read(StoreCoding.membersQuery(of: rows), values) { row in
-            guard let id = row.text(0), let index = row.integer(1), let member = row.text(2).flatMap(StoreCoding.decodeMember)
+            guard let id = row.text(0), let index = row.integer(1), let member = row.text(2).flatMap(MemberRecord.init(storedJSON:))
             else { return }
             members[id, default: []].append((Int(index), member))
         }
@@ -275,7 +275,7 @@ public final class JobStore: @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(queue))
         var log = AttemptLog()
         try backend.read(StoreCoding.attemptsQuery, [.text(id)]) { row in
-            if let attempt = row.text(0).flatMap(StoreCoding.decodeAttempt) { log.append(attempt) }
+            if let attempt = row.text(0).flatMap(AttemptInfo.init(storedJSON:)) { log.append(attempt) }
         }
         for change in unwritten where change.jobID == id {
             switch change {

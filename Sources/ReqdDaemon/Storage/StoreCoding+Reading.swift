@@ -1,4 +1,3 @@
-import Foundation
 import ReqdCore
 import ReqdProtocol
 
@@ -51,7 +50,7 @@ extension StoreCoding {
             endedAt: row.integer(7).map(WallTime.init(nanosecondsSinceEpoch:)),
             reason: row.text(8).flatMap(EventReason.init(rawValue:)), replacedBy: row.text(9),
             deadline: row.integer(10).map(WallTime.init(nanosecondsSinceEpoch:)), tickNanos: row.integer(11),
-            lateByNanos: row.integer(12), detail: decodeDetail(row.text(13)))
+            lateByNanos: row.integer(12), detail: row.text(13).flatMap(JobDetail.init(storedJSON:)))
         if let polls = row.integer(14), let failures = row.integer(15) {
             record.detail.poll?.counters = PollCounters(
                 polls: Int(polls), failures: Int(failures), progress: row.real(16),
@@ -61,7 +60,7 @@ extension StoreCoding {
         if row.integer(20) == 1 {
             // The changing columns hold over the detail, as a `.progress` wrote them.
             var progress = record.progress
-            progress.result = row.text(21).flatMap { try? JSONDecoder().decode(HTTPResult.self, from: Data($0.utf8)) }
+            progress.result = row.text(21).flatMap(HTTPResult.init(storedJSON:))
             progress.error = row.text(22)
             progress.spawned = row.text(23)
             if let counters = counters(row.text(24), of: kind) { progress.counters = counters }
@@ -70,29 +69,14 @@ extension StoreCoding {
         return record
     }
 
-    /// An attempt as a row's `detail` holds it; nil when unreadable.
-    static func decodeAttempt(_ text: String) -> AttemptInfo? {
-        try? JSONDecoder().decode(AttemptInfo.self, from: Data(text.utf8))
-    }
-
-    /// A group member's end as a row's `detail` holds it; nil when unreadable.
-    static func decodeMember(_ text: String) -> MemberRecord? {
-        try? JSONDecoder().decode(MemberRecord.self, from: Data(text.utf8))
-    }
-
     /// The `counters` column read back as its kind's counters; nil when empty or unreadable.
     private static func counters(_ text: String?, of kind: JobKind) -> JobProgress.Counters? {
-        guard let data = text.map({ Data($0.utf8) }) else { return nil }
+        guard let text else { return nil }
         switch kind {
-        case .request: return (try? JSONDecoder().decode(DeliveryCounters.self, from: data)).map(JobProgress.Counters.delivery)
-        case .group: return (try? JSONDecoder().decode(GroupCounters.self, from: data)).map(JobProgress.Counters.group)
-        case .schedule: return (try? JSONDecoder().decode(ScheduleCounters.self, from: data)).map(JobProgress.Counters.schedule)
+        case .request: return DeliveryCounters(storedJSON: text).map(JobProgress.Counters.delivery)
+        case .group: return GroupCounters(storedJSON: text).map(JobProgress.Counters.group)
+        case .schedule: return ScheduleCounters(storedJSON: text).map(JobProgress.Counters.schedule)
         case .countdown, .poll: return nil
         }
-    }
-
-    private static func decodeDetail(_ text: String?) -> JobDetail? {
-        guard let text else { return nil }
-        return try? JSONDecoder().decode(JobDetail.self, from: Data(text.utf8))
     }
 }

@@ -43,7 +43,7 @@ struct JSONTape {
         guard bytes.count < Int(Int32.max) else { throw Corrupt() }
         var scanner = Scanner(bytes: bytes)
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { scanner.index = 3 }
-        scanner.entries.reserveCapacity(32)
+        scanner.entries.reserveCapacity(max(32, bytes.count / 6))
         guard scanner.skipWhitespace() else { throw Corrupt() }
         try scanner.value()
         guard !scanner.skipWhitespace() else { throw Corrupt() }

@@ -1,6 +1,6 @@
 /// Why a request line could not be read into its operation's fields, in the terms Foundation's
 /// `DecodingError` uses, so that each maps to the same wire error the Codable decoder gave.
-enum WireDecodingFailure: Error {
+package enum WireDecodingFailure: Error {
     /// The line is not JSON.
     case corrupt
     /// A value the request reads is not valid JSON (a bad escape, invalid UTF-8), or a number that

@@ -1,53 +1,56 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// One JSON object of a request line, read field by field with the rules of Foundation's keyed
 /// decoding container: a missing or null optional field is nil, the first of two equal keys wins,
 /// and keys the reader never asks for are ignored (the top level checks them against the
 /// operation's fields itself, and a nested request object against a request's).
-struct WireObject {
-    /// A member: where its key's bytes are (or the key decoded, when it had escapes) and the
-    /// tape entry of its value.
+package struct WireObject {
+    /// A member: where its key's bytes are and the tape entry of its value.
     struct Member {
-        var keyStart: Int
-        var keyCount: Int
-        var decodedKey: String?
+        var key: Int
         var value: Int
     }
 
     let values: WireValues
-    /// The keys that lead here, for error messages.
-    let path: [String]
-    private(set) var members: [Member] = []
+    /// The object's tape entry.
+    let entry: Int
 
     /// The object at tape entry `entry`. Every key is read and checked now, as Foundation reads
     /// them all when it opens the object.
-    init(_ values: WireValues, entry: Int, path: [String]) throws(WireDecodingFailure) {
+    init(_ values: WireValues, entry: Int) throws(WireDecodingFailure) {
         self.values = values
-        self.path = path
-        let end = Int(values.tape.entries[entry].next)
-        members.reserveCapacity(Int(values.tape.entries[entry].count) / 2)
-        var index = entry + 1
-        while index < end {
-            let key = values.tape.entries[index]
-            var member = Member(keyStart: Int(key.start), keyCount: Int(key.count), decodedKey: nil, value: index + 1)
-            let keyBytes = UnsafeBufferPointer(rebasing: values.bytes[member.keyStart..<(member.keyStart + member.keyCount)])
-            if key.kind == .string {
-                member.decodedKey = try WireValues.unescape(keyBytes)
+        self.entry = entry
+        for member in members {
+            if values.kind(member.key) == .string {
+                _ = try WireValues.unescape(values.text(member.key))
             } else {
-                _ = try WireValues.utf8(keyBytes)
+                try WireValues.checkUTF8(values.text(member.key))
             }
-            members.append(member)
-            index = values.tape.after(index + 1)
+        }
+    }
+
+    /// The keys that lead here, for error messages: found from the tape only when one is made,
+    /// since building them for every nested object cost an array each.
+    package var path: [String] { values.path(to: entry) }
+
+    /// The members in order, read off the tape.
+    var members: some Sequence<Member> {
+        let tape = values.tape
+        let end = Int(tape.entries[entry].next)
+        return sequence(state: entry + 1) { index -> Member? in
+            guard index < end else { return nil }
+            let member = Member(key: index, value: index + 1)
+            index = tape.after(index + 1)
+            return member
         }
     }
 
     /// The key of a member as a `String`.
-    func key(of member: Member) -> String {
-        member.decodedKey ?? String(decoding: UnsafeBufferPointer(rebasing: values.bytes[member.keyStart..<(member.keyStart + member.keyCount)]), as: UTF8.self)
-    }
-
-    /// Whether a member's key is `name`.
-    func member(_ member: Member, isNamed name: StaticString) -> Bool {
-        name.withUTF8Buffer { self.member(member, hasKey: $0) }
-    }
+    func key(of member: Member) -> String { values.key(member.key) }
 
     /// Whether a member's key is `name`.
     func member(_ member: Member, isNamed name: String) -> Bool {
@@ -56,9 +59,10 @@ struct WireObject {
     }
 
     private func member(_ member: Member, hasKey name: UnsafeBufferPointer<UInt8>) -> Bool {
-        if let decoded = member.decodedKey { return decoded.utf8.elementsEqual(name) }
-        guard member.keyCount == name.count else { return false }
-        return UnsafeBufferPointer(rebasing: values.bytes[member.keyStart..<(member.keyStart + member.keyCount)]).elementsEqual(name)
+        let key = values.text(member.key)
+        if values.kind(member.key) == .string { return values.key(member.key).utf8.elementsEqual(name) }
+        guard key.count == name.count else { return false }
+        return name.isEmpty || memcmp(key.baseAddress!, name.baseAddress!, name.count) == 0
     }
 
     /// The first key, in sorted order, that is not among `permitted`: the one an unknown-field
@@ -75,105 +79,108 @@ struct WireObject {
 
     /// The tape entry of the first member named `name`, if any.
     func entry(_ name: StaticString) -> Int? {
-        for member in members where self.member(member, isNamed: name) { return member.value }
-        return nil
+        name.withUTF8Buffer { name in
+            for member in members where self.member(member, hasKey: name) { return member.value }
+            return nil
+        }
     }
 
     /// The entry of a present, non-null value; nil for a missing or null one.
-    private func present(_ name: StaticString) -> Int? {
+    func present(_ name: StaticString) -> Int? {
         guard let entry = entry(name), values.kind(entry) != .null else { return nil }
         return entry
     }
 
-    private func required(_ name: StaticString) throws(WireDecodingFailure) -> Int {
+    func required(_ name: StaticString) throws(WireDecodingFailure) -> Int {
         guard let entry = entry(name) else { throw .keyNotFound(path: path, key: name.description) }
         return entry
     }
 
-    private func fieldPath(_ name: StaticString) -> [String] { path + [name.description] }
+    func fieldPath(_ name: StaticString) -> [String] { path + [name.description] }
 
     // MARK: Fields
 
-    func string(_ name: StaticString) throws(WireDecodingFailure) -> String {
+    package func string(_ name: StaticString) throws(WireDecodingFailure) -> String {
         try values.string(required(name), at: fieldPath(name))
     }
 
-    func optionalString(_ name: StaticString) throws(WireDecodingFailure) -> String? {
+    package func optionalString(_ name: StaticString) throws(WireDecodingFailure) -> String? {
         guard let entry = present(name) else { return nil }
         return try values.string(entry, at: fieldPath(name))
     }
 
-    func int64(_ name: StaticString) throws(WireDecodingFailure) -> Int64 {
+    package func int64(_ name: StaticString) throws(WireDecodingFailure) -> Int64 {
         try values.int64(required(name), "Int64", at: fieldPath(name))
     }
 
-    func optionalInt64(_ name: StaticString) throws(WireDecodingFailure) -> Int64? {
+    package func optionalInt64(_ name: StaticString) throws(WireDecodingFailure) -> Int64? {
         guard let entry = present(name) else { return nil }
         return try values.int64(entry, "Int64", at: fieldPath(name))
     }
 
-    func int(_ name: StaticString) throws(WireDecodingFailure) -> Int {
+    package func int(_ name: StaticString) throws(WireDecodingFailure) -> Int {
         Int(try values.int64(required(name), "Int", at: fieldPath(name)))
     }
 
-    func optionalInt(_ name: StaticString) throws(WireDecodingFailure) -> Int? {
+    package func optionalInt(_ name: StaticString) throws(WireDecodingFailure) -> Int? {
         guard let entry = present(name) else { return nil }
         return Int(try values.int64(entry, "Int", at: fieldPath(name)))
     }
 
-    func optionalBool(_ name: StaticString) throws(WireDecodingFailure) -> Bool? {
+    package func optionalBool(_ name: StaticString) throws(WireDecodingFailure) -> Bool? {
         guard let entry = present(name) else { return nil }
         return try values.bool(entry, at: fieldPath(name))
     }
 
-    func optionalStrings(_ name: StaticString) throws(WireDecodingFailure) -> [String]? {
+    package func optionalStrings(_ name: StaticString) throws(WireDecodingFailure) -> [String]? {
         guard let entry = present(name) else { return nil }
         guard values.kind(entry) == .array else { throw values.mismatch(entry, "Array<Any>", at: fieldPath(name)) }
-        var strings: [String] = []
-        strings.reserveCapacity(Int(values.tape.entries[entry].count))
-        var element = entry + 1
-        let end = Int(values.tape.entries[entry].next)
-        while element < end {
-            strings.append(try values.string(element, at: fieldPath(name) + ["Index \(strings.count)"]))
-            element = values.tape.after(element)
+        return try elements(of: entry) { element, index throws(WireDecodingFailure) in
+            try values.string(element, at: fieldPath(name) + ["Index \(index)"])
         }
-        return strings
     }
 
     /// A nested object, read as a `T`.
-    func optionalObject<T>(_ name: StaticString, _ read: (WireObject) throws(WireDecodingFailure) -> T) throws(WireDecodingFailure) -> T? {
+    package func optionalObject<T>(_ name: StaticString, _ read: (WireObject) throws(WireDecodingFailure) -> T) throws(WireDecodingFailure) -> T? {
         guard let entry = present(name) else { return nil }
         return try read(object(entry, at: fieldPath(name)))
     }
 
     /// A required array of objects, each read as a `T`.
-    func objects<T>(_ name: StaticString, _ read: (WireObject) throws(WireDecodingFailure) -> T) throws(WireDecodingFailure) -> [T] {
+    package func objects<T>(_ name: StaticString, _ read: (WireObject) throws(WireDecodingFailure) -> T) throws(WireDecodingFailure) -> [T] {
         let entry = try required(name)
-        let path = fieldPath(name)
         if values.kind(entry) == .null {
-            throw .wrongType(path: path, description: "Cannot get unkeyed decoding container -- found null value instead")
+            throw .wrongType(path: fieldPath(name), description: "Cannot get unkeyed decoding container -- found null value instead")
         }
-        guard values.kind(entry) == .array else { throw values.mismatch(entry, "Array<Any>", at: path) }
+        guard values.kind(entry) == .array else { throw values.mismatch(entry, "Array<Any>", at: fieldPath(name)) }
+        return try elements(of: entry) { element, index throws(WireDecodingFailure) in
+            try read(object(element, at: fieldPath(name) + ["Index \(index)"]))
+        }
+    }
+
+    /// Each element of the array at tape entry `entry`, read by `read` from its entry and index.
+    func elements<T>(of entry: Int, _ read: (Int, Int) throws(WireDecodingFailure) -> T) throws(WireDecodingFailure) -> [T] {
         var elements: [T] = []
+        elements.reserveCapacity(Int(values.tape.entries[entry].count))
         var element = entry + 1
         let end = Int(values.tape.entries[entry].next)
         while element < end {
-            elements.append(try read(object(element, at: path + ["Index \(elements.count)"])))
+            elements.append(try read(element, elements.count))
             element = values.tape.after(element)
         }
         return elements
     }
 
-    private func object(_ entry: Int, at path: [String]) throws(WireDecodingFailure) -> WireObject {
+    func object(_ entry: Int, at path: @autoclosure () -> [String]) throws(WireDecodingFailure) -> WireObject {
         if values.kind(entry) == .null {
-            throw .wrongType(path: path, description: "Cannot get keyed decoding container -- found null value instead")
+            throw .wrongType(path: path(), description: "Cannot get keyed decoding container -- found null value instead")
         }
-        guard values.kind(entry) == .object else { throw values.mismatch(entry, "Dictionary<String, Any>", at: path) }
-        return try WireObject(values, entry: entry, path: path)
+        guard values.kind(entry) == .object else { throw values.mismatch(entry, "Dictionary<String, Any>", at: path()) }
+        return try WireObject(values, entry: entry)
     }
 
     /// A string field that names one case of `T`.
-    func optionalCase<T: RawRepresentable>(_ name: StaticString, of type: T.Type) throws(WireDecodingFailure) -> T? where T.RawValue == String {
+    package func optionalCase<T: RawRepresentable>(_ name: StaticString, of type: T.Type) throws(WireDecodingFailure) -> T? where T.RawValue == String {
         guard let raw = try optionalString(name) else { return nil }
         guard let value = T(rawValue: raw) else {
             throw .invalid(path: fieldPath(name), description: "Cannot initialize \(T.self) from invalid String value \(raw)")
@@ -181,7 +188,7 @@ struct WireObject {
         return value
     }
 
-    func optionalWallTime(_ name: StaticString) throws(WireDecodingFailure) -> WallTime? {
+    package func optionalWallTime(_ name: StaticString) throws(WireDecodingFailure) -> WallTime? {
         guard let text = try optionalString(name) else { return nil }
         guard let value = WallTime(rfc3339: text) else {
             throw .invalid(path: fieldPath(name), description: "'\(text)' is not an RFC 3339 date-time between 1678 and 2262")

@@ -30,10 +30,41 @@ struct WireValues {
         return .wrongType(path: path, description: "Expected to decode \(type) but found \(describe(entry)) instead.")
     }
 
-    private func text(_ entry: Int) -> UnsafeBufferPointer<UInt8> {
+    func text(_ entry: Int) -> UnsafeBufferPointer<UInt8> {
         let value = tape.entries[entry]
         let start = Int(value.start)
         return UnsafeBufferPointer(rebasing: bytes[start..<(start + Int(value.count))])
+    }
+
+    /// An object member's key, checked when its object was opened, as a `String`.
+    func key(_ entry: Int) -> String {
+        kind(entry) == .string ? (try? Self.unescape(text(entry))) ?? "" : String(decoding: text(entry), as: UTF8.self)
+    }
+
+    /// The keys and array positions (`Index N`, as Foundation names them) that lead from the
+    /// document's value to the value at `target`.
+    func path(to target: Int) -> [String] {
+        var path: [String] = []
+        var container = 0
+        descent: while container != target, kind(container) == .object || kind(container) == .array {
+            let isObject = kind(container) == .object
+            let end = Int(tape.entries[container].next)
+            var child = container + 1
+            var position = 0
+            while child < end {
+                let value = isObject ? child + 1 : child
+                let next = tape.after(value)
+                if target >= value, target < next {
+                    path.append(isObject ? key(child) : "Index \(position)")
+                    container = value
+                    continue descent
+                }
+                child = next
+                position += 1
+            }
+            break
+        }
+        return path
     }
 
     // MARK: Strings
@@ -54,7 +85,7 @@ struct WireValues {
     }
 
     /// Refuses bytes that are not UTF-8; ASCII, the common case, is passed at a glance.
-    private static func checkUTF8(_ bytes: UnsafeBufferPointer<UInt8>) throws(WireDecodingFailure) {
+    static func checkUTF8(_ bytes: UnsafeBufferPointer<UInt8>) throws(WireDecodingFailure) {
         guard bytes.allSatisfy({ $0 < 0x80 }) || String(validating: bytes, as: UTF8.self) != nil else { throw .corruptValue }
     }
 
@@ -127,6 +158,19 @@ struct WireValues {
         switch kind(entry) {
         case .number, .numberWithExponent: return try Self.integer(text(entry), exponent: kind(entry) == .numberWithExponent)
         default: throw mismatch(entry, type, at: path())
+        }
+    }
+
+    /// A JSON number as a `Double`, as Foundation reads one: its grammar checked, then converted
+    /// with correct rounding; a number too large for a finite `Double` is refused.
+    func double(_ entry: Int, at path: @autoclosure () -> [String]) throws(WireDecodingFailure) -> Double {
+        switch kind(entry) {
+        case .number, .numberWithExponent:
+            let text = text(entry)
+            try Self.checkGrammar(text, exponent: kind(entry) == .numberWithExponent)
+            guard let value = Double(String(decoding: text, as: UTF8.self)), value.isFinite else { throw .corruptValue }
+            return value
+        default: throw mismatch(entry, "Double", at: path())
         }
     }
 

@@ -17,7 +17,7 @@ public struct RequestDecoder: Sendable {
                 do { tape = try JSONTape(scanning: bytes) } catch { throw .corrupt }
                 let values = WireValues(bytes: bytes, tape: tape)
                 guard values.kind(0) == .object else { throw .notObject }
-                object = try WireObject(values, entry: 0, path: [])
+                object = try WireObject(values, entry: 0)
                 id = try object.requestID("id")
             } catch {
                 // Foundation read the top-level keys and the id before its own error boundary,

@@ -18,7 +18,9 @@ import ReqdProtocol
 ///                                  (100 scope cancels) and forgotten; with --keep, K of the 100
 ///                                  scopes stay; probes due every 2.7 ms for P s (default 8)
 ///   suite idle --seconds S         timer and thread wake-ups of an idle daemon, per minute
-///   suite restart --count N        start to READY=1 with N persisted countdowns
+///   suite restart --count N [--kind K]   start to READY=1 with N persisted countdowns; with
+///                                  --kind schedule, N durable schedules each on the calendar
+///                                  `*-06-15 03:00:00 UTC` with a POST request
 ///                                  [--keep-state DIR: leave a copy of the filled store there]
 ///   suite submit --url URL [--count N] [--set KEY=VALUE ...]   requests/s that N ephemeral
 ///                                  submits drive to URL, the daemon given the settings
@@ -71,7 +73,9 @@ func suiteBench() {
         case "idle":
             try idleWakeups(seconds: Double(option("--seconds") ?? "") ?? 60)
         case "restart":
-            try restartToReady(count: count, keepingStateIn: option("--keep-state"))
+            let kind = option("--kind") ?? "countdown"
+            guard ["countdown", "schedule"].contains(kind) else { throw BenchError("--kind takes countdown or schedule") }
+            try restartToReady(count: count, schedules: kind == "schedule", keepingStateIn: option("--keep-state"))
         case "submit":
             guard let url = option("--url") else { throw BenchError("give --url http://127.0.0.1:PORT/PATH") }
             try submitDriveRate(url: url, count: count, settings: settings())
@@ -248,12 +252,25 @@ private func idleWakeups(seconds: Double) throws {
     print("WAKEUPS_PER_MINUTE=\(Int((Double(woken) * 60 / seconds).rounded()))")
 }
 
-/// Persists `count` countdowns, stops the daemon, and times a fresh start on the same state until
-/// it sends READY=1 on its notify socket. With `keepingStateIn`, a copy of the filled store is
-/// left there, for `bench/ready.py`.
-private func restartToReady(count: Int, keepingStateIn copy: String? = nil) throws {
+/// Persists `count` countdowns (or `schedules`), stops the daemon, and times a fresh start on the
+/// same state until it sends READY=1 on its notify socket. With `keepingStateIn`, a copy of the
+/// filled store is left there, for `bench/ready.py`.
+///
+/// Each schedule has a calendar rule and a request, so its row's detail holds settings, counters
+/// and a request, as a production schedule's does; none elapses during the run.
+private func restartToReady(count: Int, schedules: Bool, keepingStateIn copy: String? = nil) throws {
     let first = try DaemonUnderTest(binary: reqdPath)
-    try fill(socket: first.socket, count: count, connections: 4, prefix: "r") { _ in "\"duration_ms\":36000000" }
+    if schedules {
+        try pipeline(socket: first.socket, count: count, connections: 4) { index, _, _ in
+            """
+            "op":"register-schedule","key":"s\(index)","calendar":"*-06-15 03:00:00","tz":"UTC",\
+            "request":{"method":"POST","url":"http://127.0.0.1:9/hook?n=\(index)",\
+            "headers":["Content-Type: application/json"],"body":"{\\"n\\":\(index)}","max_attempts":5}
+            """
+        }
+    } else {
+        try fill(socket: first.socket, count: count, connections: 4, prefix: "r") { _ in "\"duration_ms\":36000000" }
+    }
     let state = first.directory + "/state"
     let kept = NSTemporaryDirectory() + "reqd-bench-restart-\(getpid())"
     try? FileManager.default.removeItem(atPath: kept)

@@ -1,0 +1,7 @@
+import ReqdProtocol
+
+extension GroupCounters: StoredJSONReadable {
+    package init(stored object: WireObject) throws(WireDecodingFailure) {
+        self.init(members: try object.objects("member_states", MemberRecord.init(stored:)), spawned: try object.optionalString("spawned"))
+    }
+}

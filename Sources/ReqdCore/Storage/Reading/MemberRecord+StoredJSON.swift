@@ -1,0 +1,10 @@
+import ReqdProtocol
+
+extension MemberRecord: StoredJSONReadable {
+    package init(stored object: WireObject) throws(WireDecodingFailure) {
+        self.init(
+            state: try object.case("state", of: MemberState.self), attempts: try object.int("attempts"),
+            lastStatus: try object.optionalInt("last_status"), result: try object.optionalObject("result", HTTPResult.init(stored:)),
+            error: try object.optionalString("error"))
+    }
+}

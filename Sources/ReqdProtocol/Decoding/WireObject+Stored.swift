@@ -1,0 +1,73 @@
+/// The reads a stored document needs beyond a request line's: the store keeps job details as JSON
+/// written by `CompactJSONEncoder`, and reads them back at every start, so they are read by hand
+/// with the same rules as a request line rather than through `JSONDecoder`.
+extension WireObject {
+    /// The object `text` holds, read with `read`; nil when it is not a JSON object or `read`
+    /// refuses it, as `JSONDecoder` would.
+    package static func reading<T>(_ text: String, _ read: (WireObject) throws(WireDecodingFailure) -> T) -> T? {
+        var text = text
+        return text.withUTF8 { bytes -> T? in
+            guard let tape = try? JSONTape(scanning: bytes) else { return nil }
+            let values = WireValues(bytes: bytes, tape: tape)
+            guard values.kind(0) == .object else { return nil }
+            do throws(WireDecodingFailure) {
+                return try read(WireObject(values, entry: 0))
+            } catch {
+                return nil
+            }
+        }
+    }
+
+    package func bool(_ name: StaticString) throws(WireDecodingFailure) -> Bool {
+        try values.bool(required(name), at: fieldPath(name))
+    }
+
+    package func double(_ name: StaticString) throws(WireDecodingFailure) -> Double {
+        try values.double(required(name), at: fieldPath(name))
+    }
+
+    package func wallTime(_ name: StaticString) throws(WireDecodingFailure) -> WallTime {
+        guard let value = try optionalWallTime(name) else { throw values.mismatch(try required(name), "String", at: fieldPath(name)) }
+        return value
+    }
+
+    package func optionalDouble(_ name: StaticString) throws(WireDecodingFailure) -> Double? {
+        guard let entry = present(name) else { return nil }
+        return try values.double(entry, at: fieldPath(name))
+    }
+
+    /// A required nested object, read as a `T`.
+    package func object<T>(_ name: StaticString, _ read: (WireObject) throws(WireDecodingFailure) -> T) throws(WireDecodingFailure) -> T {
+        try read(object(required(name), at: fieldPath(name)))
+    }
+
+    /// A string field that names one case of `T`.
+    package func `case`<T: RawRepresentable>(_ name: StaticString, of type: T.Type) throws(WireDecodingFailure) -> T where T.RawValue == String {
+        guard let value = try optionalCase(name, of: type) else { throw values.mismatch(try required(name), "String", at: fieldPath(name)) }
+        return value
+    }
+
+    /// An array of numbers each in `0...255`, as Foundation reads a `[UInt8]`.
+    package func optionalBytes(_ name: StaticString) throws(WireDecodingFailure) -> [UInt8]? {
+        guard let entry = present(name) else { return nil }
+        guard values.kind(entry) == .array else { throw values.mismatch(entry, "Array<Any>", at: fieldPath(name)) }
+        return try elements(of: entry) { element, _ throws(WireDecodingFailure) in
+            guard let byte = UInt8(exactly: try values.int64(element, "UInt8", at: [])) else { throw .corruptValue }
+            return byte
+        }
+    }
+
+    /// An object whose every member is an object read as a `T`, as Foundation reads a
+    /// `[String: T]`: of two equal keys the first stands, and the other's value is not read.
+    package func optionalObjectsByKey<T>(_ name: StaticString, _ read: (WireObject) throws(WireDecodingFailure) -> T) throws(WireDecodingFailure) -> [String: T]? {
+        guard let entry = present(name) else { return nil }
+        let object = try object(entry, at: fieldPath(name))
+        var result: [String: T] = [:]
+        for member in object.members {
+            let key = object.key(of: member)
+            guard result[key] == nil else { continue }
+            result[key] = try read(object.object(member.value, at: object.path + [key]))
+        }
+        return result
+    }
+}
