@@ -19,7 +19,7 @@ struct StoredDetailGenerator {
         "slash/", "\u{7F}", "\u{FEFF}", "cd_7k2m9x4q1b", "connection refused", "/state == \"done\"", "Europe/Berlin",
     ]
     static let integers: [Int64] = [0, 1, -1, 7, 200, 503, 60_000, 1 << 40, Int64.max, Int64.min, -86_400_000_000_000]
-    static let doubles: [Double] = [0, 0.5, 1, -2.25, 0.1, 1e-7, 123.456, 99.99, 1e21, 5e-324, 1.7976931348623157e308]
+    static let doubles: [Double] = [0, 0.5, 1, -2.25, 0.1, 1e-7, 123.456, 99.99, 1e21, .leastNonzeroMagnitude, 1.7976931348623157e308]
 
     mutating func string() -> String { random.pick(Self.strings) }
     mutating func maybe<T>(_ make: (inout Self) -> T) -> T? { random.chance(50) ? make(&self) : nil }
@@ -128,14 +128,16 @@ struct StoredDetailGenerator {
         [
             NSNull(), "x", "", "2026-11-24T06:00:00Z", "2026-13-01T00:00:00Z", "skip", "bogus", "active", "running", 0, 1, -1, 256,
             1.5, 1e3, Double(1 << 60), true, false, [Any](), [1, 2], ["a"], [NSNull()], [String: Any](), ["request": ["url": "u"]],
+            [255, 0], [256], [-1], [1.5], [200.0], [1, "2"],
         ]
     }
 
-    /// `document` changed in one place: a member removed, replaced, or added; a key repeated; or
-    /// its bytes cut or flipped.
+    /// `document` changed in one place: a member removed, replaced, or added; a key repeated or
+    /// written with an escape; or its bytes cut or flipped.
     mutating func mutated(_ document: String) -> String {
-        switch random.below(10) {
+        switch random.below(11) {
         case 0: return repeatedKey(document)
+        case 10: return escapedKey(document)
         case 1:
             var bytes = Array(document.utf8)
             guard !bytes.isEmpty else { return document }
@@ -190,9 +192,19 @@ struct StoredDetailGenerator {
         return value
     }
 
-    /// `document` with one of its keys given again just before it, holding another value.
-    private mutating func repeatedKey(_ document: String) -> String {
+    /// `document` with the first letter of one of its keys written as a `\u` escape.
+    private mutating func escapedKey(_ document: String) -> String {
         let bytes = Array(document.utf8)
+        let keyStarts = keyStarts(bytes)
+        guard !keyStarts.isEmpty else { return document }
+        let start = random.pick(keyStarts) + 1
+        guard start < bytes.count, bytes[start] != UInt8(ascii: "\""), bytes[start] != UInt8(ascii: "\\"), bytes[start] < 0x80 else { return document }
+        let escape = Array(String(format: "\\u%04x", Int(bytes[start])).utf8)
+        return String(decoding: bytes[..<start] + escape + bytes[(start + 1)...], as: UTF8.self)
+    }
+
+    /// Where each key's opening quote is in `bytes`.
+    private func keyStarts(_ bytes: [UInt8]) -> [Int] {
         var keyStarts: [Int] = []
         var index = 0
         var inString = false
@@ -212,6 +224,13 @@ struct StoredDetailGenerator {
             }
             index += 1
         }
+        return keyStarts
+    }
+
+    /// `document` with one of its keys given again just before it, holding another value.
+    private mutating func repeatedKey(_ document: String) -> String {
+        let bytes = Array(document.utf8)
+        let keyStarts = keyStarts(bytes)
         guard !keyStarts.isEmpty else { return document }
         let keyStart = random.pick(keyStarts)
         var keyEnd = keyStart + 1

@@ -23,8 +23,9 @@ struct ScheduleRuleCache: Sendable {
 
     private var rules: [Key: CalendarRule] = [:]
     private var sweepAt = Self.firstSweep
-    /// The last rule asked for and the kept one it gave: a restore's schedules of one rule come
-    /// in runs holding one object (`RestoredRules`), which skips making the key again.
+    /// The last rule asked for and the kept one it gave. A restore's schedules of one rule in one
+    /// chunk hold one object (`RestoredRules`): when they come one after another, the key is not
+    /// made again for each.
     private var last: (asked: CalendarRule, kept: CalendarRule)?
 
     /// Rules kept now.

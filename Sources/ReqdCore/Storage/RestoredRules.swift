@@ -4,8 +4,8 @@ import ReqdCalendar
 /// schedules of one rule parse it once.
 ///
 /// Parsing a calendar expression took 15% of a restart of 1,000,000 schedules on one rule
-/// (BENCHMARKS.md). Schedules that share a parsed rule also share its object, which the
-/// scheduler's `ScheduleRuleCache` then keeps as it is.
+/// (BENCHMARKS.md). The schedules of one chunk that share a parsed rule also share its object,
+/// which the scheduler's `ScheduleRuleCache` then maps to its kept rule at once.
 struct RestoredRules {
     private struct Key: Hashable {
         let text: String

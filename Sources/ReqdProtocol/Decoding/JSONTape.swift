@@ -43,7 +43,8 @@ struct JSONTape {
         guard bytes.count < Int(Int32.max) else { throw Corrupt() }
         var scanner = Scanner(bytes: bytes)
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { scanner.index = 3 }
-        scanner.entries.reserveCapacity(max(32, bytes.count / 6))
+        // About one entry for every 6 bytes of a stored job's detail; a long line grows as it needs.
+        scanner.entries.reserveCapacity(min(max(32, bytes.count / 6), 1024))
         guard scanner.skipWhitespace() else { throw Corrupt() }
         try scanner.value()
         guard !scanner.skipWhitespace() else { throw Corrupt() }

@@ -1,5 +1,6 @@
 /// Why a request line could not be read into its operation's fields, in the terms Foundation's
-/// `DecodingError` uses, so that each maps to the same wire error the Codable decoder gave.
+/// `DecodingError` uses, so that each maps to the same wire error the Codable decoder gave. A
+/// stored document that fails is simply not read, as `JSONDecoder` would not read it.
 package enum WireDecodingFailure: Error {
     /// The line is not JSON.
     case corrupt

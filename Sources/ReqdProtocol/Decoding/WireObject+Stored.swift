@@ -1,6 +1,7 @@
 /// The reads a stored document needs beyond a request line's: the store keeps job details as JSON
-/// written by `CompactJSONEncoder`, and reads them back at every start, so they are read by hand
-/// with the same rules as a request line rather than through `JSONDecoder`.
+/// (written by `CompactJSONEncoder`, and attempts by `JSONWriter`) and reads them back at every
+/// start, so they are read by hand with the same rules as a request line rather than through
+/// `JSONDecoder`.
 extension WireObject {
     /// The object `text` holds, read with `read`; nil when it is not a JSON object or `read`
     /// refuses it, as `JSONDecoder` would.
@@ -18,19 +19,23 @@ extension WireObject {
         }
     }
 
+    /// A required Boolean field.
     package func bool(_ name: StaticString) throws(WireDecodingFailure) -> Bool {
         try values.bool(required(name), at: fieldPath(name))
     }
 
+    /// A required number field, as a `Double`.
     package func double(_ name: StaticString) throws(WireDecodingFailure) -> Double {
         try values.double(required(name), at: fieldPath(name))
     }
 
+    /// A required RFC 3339 date-time field.
     package func wallTime(_ name: StaticString) throws(WireDecodingFailure) -> WallTime {
         guard let value = try optionalWallTime(name) else { throw values.mismatch(try required(name), "String", at: fieldPath(name)) }
         return value
     }
 
+    /// A number field as a `Double`; nil when missing or null.
     package func optionalDouble(_ name: StaticString) throws(WireDecodingFailure) -> Double? {
         guard let entry = present(name) else { return nil }
         return try values.double(entry, at: fieldPath(name))

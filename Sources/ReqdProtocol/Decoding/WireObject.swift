@@ -4,12 +4,12 @@ import Glibc
 import Darwin
 #endif
 
-/// One JSON object of a request line, read field by field with the rules of Foundation's keyed
+/// One JSON object of a request line or a stored document, read field by field with the rules of Foundation's keyed
 /// decoding container: a missing or null optional field is nil, the first of two equal keys wins,
 /// and keys the reader never asks for are ignored (the top level checks them against the
 /// operation's fields itself, and a nested request object against a request's).
 package struct WireObject {
-    /// A member: where its key's bytes are and the tape entry of its value.
+    /// A member: the tape entries of its key and of its value.
     struct Member {
         var key: Int
         var value: Int
@@ -18,6 +18,9 @@ package struct WireObject {
     let values: WireValues
     /// The object's tape entry.
     let entry: Int
+    /// The keys written with escapes, decoded, by their tape entry; empty (and never allocated)
+    /// for an object without one, which is nearly every object.
+    private var escapedKeys: [Int: String] = [:]
 
     /// The object at tape entry `entry`. Every key is read and checked now, as Foundation reads
     /// them all when it opens the object.
@@ -26,7 +29,7 @@ package struct WireObject {
         self.entry = entry
         for member in members {
             if values.kind(member.key) == .string {
-                _ = try WireValues.unescape(values.text(member.key))
+                escapedKeys[member.key] = try WireValues.unescape(values.text(member.key))
             } else {
                 try WireValues.checkUTF8(values.text(member.key))
             }
@@ -50,7 +53,7 @@ package struct WireObject {
     }
 
     /// The key of a member as a `String`.
-    func key(of member: Member) -> String { values.key(member.key) }
+    func key(of member: Member) -> String { escapedKeys[member.key] ?? values.key(member.key) }
 
     /// Whether a member's key is `name`.
     func member(_ member: Member, isNamed name: String) -> Bool {
@@ -59,8 +62,8 @@ package struct WireObject {
     }
 
     private func member(_ member: Member, hasKey name: UnsafeBufferPointer<UInt8>) -> Bool {
+        if let decoded = escapedKeys[member.key] { return decoded.utf8.elementsEqual(name) }
         let key = values.text(member.key)
-        if values.kind(member.key) == .string { return values.key(member.key).utf8.elementsEqual(name) }
         guard key.count == name.count else { return false }
         return name.isEmpty || memcmp(key.baseAddress!, name.baseAddress!, name.count) == 0
     }
@@ -100,38 +103,46 @@ package struct WireObject {
 
     // MARK: Fields
 
+    /// A required string field.
     package func string(_ name: StaticString) throws(WireDecodingFailure) -> String {
         try values.string(required(name), at: fieldPath(name))
     }
 
+    /// A string field; nil when missing or null.
     package func optionalString(_ name: StaticString) throws(WireDecodingFailure) -> String? {
         guard let entry = present(name) else { return nil }
         return try values.string(entry, at: fieldPath(name))
     }
 
+    /// A required whole-number field.
     package func int64(_ name: StaticString) throws(WireDecodingFailure) -> Int64 {
         try values.int64(required(name), "Int64", at: fieldPath(name))
     }
 
+    /// A whole-number field; nil when missing or null.
     package func optionalInt64(_ name: StaticString) throws(WireDecodingFailure) -> Int64? {
         guard let entry = present(name) else { return nil }
         return try values.int64(entry, "Int64", at: fieldPath(name))
     }
 
+    /// A required whole-number field, as an `Int`.
     package func int(_ name: StaticString) throws(WireDecodingFailure) -> Int {
         Int(try values.int64(required(name), "Int", at: fieldPath(name)))
     }
 
+    /// A whole-number field as an `Int`; nil when missing or null.
     package func optionalInt(_ name: StaticString) throws(WireDecodingFailure) -> Int? {
         guard let entry = present(name) else { return nil }
         return Int(try values.int64(entry, "Int", at: fieldPath(name)))
     }
 
+    /// A Boolean field; nil when missing or null.
     package func optionalBool(_ name: StaticString) throws(WireDecodingFailure) -> Bool? {
         guard let entry = present(name) else { return nil }
         return try values.bool(entry, at: fieldPath(name))
     }
 
+    /// An array of strings; nil when missing or null.
     package func optionalStrings(_ name: StaticString) throws(WireDecodingFailure) -> [String]? {
         guard let entry = present(name) else { return nil }
         guard values.kind(entry) == .array else { throw values.mismatch(entry, "Array<Any>", at: fieldPath(name)) }
@@ -188,6 +199,7 @@ package struct WireObject {
         return value
     }
 
+    /// An RFC 3339 date-time field; nil when missing or null.
     package func optionalWallTime(_ name: StaticString) throws(WireDecodingFailure) -> WallTime? {
         guard let text = try optionalString(name) else { return nil }
         guard let value = WallTime(rfc3339: text) else {

@@ -162,13 +162,15 @@ struct WireValues {
     }
 
     /// A JSON number as a `Double`, as Foundation reads one: its grammar checked, then converted
-    /// with correct rounding; a number too large for a finite `Double` is refused.
+    /// with correct rounding; a number too large for a finite `Double`, or one that is not zero
+    /// but rounds to it (`1e-400`), is refused.
     func double(_ entry: Int, at path: @autoclosure () -> [String]) throws(WireDecodingFailure) -> Double {
         switch kind(entry) {
         case .number, .numberWithExponent:
             let text = text(entry)
             try Self.checkGrammar(text, exponent: kind(entry) == .numberWithExponent)
             guard let value = Double(String(decoding: text, as: UTF8.self)), value.isFinite else { throw .corruptValue }
+            guard value != 0 || Self.isZero(text) else { throw .corruptValue }
             return value
         default: throw mismatch(entry, "Double", at: path())
         }
@@ -213,6 +215,28 @@ struct WireValues {
         }
         if abs(double) < 9_007_199_254_740_992 { return whole }
         return try truncatedDecimal(text)
+    }
+
+    /// Whether a number that converted to zero was written as zero, as Foundation (6.3) decides it:
+    /// it reads the bytes four at a time from the start and the last one to three from the end,
+    /// and the first digit 1 to 9, or `e`, it meets says no or yes. So `0e5` and `-0.0e5` are
+    /// refused, where `0.0e5` and `-0e5` are zero.
+    private static func isZero(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        func check(_ byte: UInt8) -> Bool? {
+            switch byte {
+            case UInt8(ascii: "1")...UInt8(ascii: "9"): false
+            case UInt8(ascii: "e"), UInt8(ascii: "E"): true
+            default: nil
+            }
+        }
+        let whole = text.count - text.count % 4
+        for byte in text[..<whole] {
+            if let answer = check(byte) { return answer }
+        }
+        for byte in text[whole...].reversed() {
+            if let answer = check(byte) { return answer }
+        }
+        return true
     }
 
     /// JSON's number grammar, as Foundation checks a number before converting it: no leading

@@ -2,10 +2,11 @@ import ReqdProtocol
 
 /// A stored value that reads itself, by hand, from the JSON object its `Codable` form writes.
 ///
-/// Every start reads each durable job's `detail` back. Through `JSONDecoder` that took about 14 µs
-/// a schedule, 26 s for a million (BENCHMARKS.md). The readers follow the synthesized `Codable`
-/// conformances key for key, with `JSONDecoder`'s rules (`WireObject`), and a differential test
-/// holds them to that; the `Codable` conformances stay as the reference and for writing.
+/// Every start reads each durable job's `detail` back. Through `JSONDecoder` that was 55% of a
+/// restart of 1,000,000 schedules, which took 26.5 s (BENCHMARKS.md). The readers follow the
+/// types' `Codable` conformances key for key, with `JSONDecoder`'s rules (`WireObject`), and a
+/// differential test holds them to that; the `Codable` conformances stay as the reference and
+/// for writing.
 package protocol StoredJSONReadable {
     /// Reads the value from its object, refusing what `JSONDecoder` refuses.
     init(stored object: WireObject) throws(WireDecodingFailure)
