@@ -79,6 +79,42 @@ struct StoredJSONReadableTests {
         #expect(differences.isEmpty, "\(differences.count) differences, the first: \(differences.prefix(3))")
     }
 
+    @Test("a detail read with its kind's counters known (from the row's columns) takes those, reads the rest as without them, and never reads its own")
+    func knownCounters() throws {
+        var generator = StoredDetailGenerator(seed: 11)
+        let encoder = CompactJSONEncoder()
+        var corruptedRead = 0
+        for index in 0..<3_000 {
+            let detail = generator.detail()
+            let known: JobProgress.Counters =
+                switch generator.random.below(5) {
+                case 0: .poll(generator.poll().counters)
+                case 1: .delivery(generator.deliveryCounters())
+                case 2: .group(generator.group().counters)
+                case 3: .schedule(generator.scheduleCounters())
+                default: .none
+                }
+            var expected = detail
+            expected.setCounters(known)
+            let document = String(decoding: try encoder.encode(detail), as: UTF8.self)
+            #expect(JobDetail(storedJSON: document, counters: known) == expected, "detail \(index): \(document)")
+            // The detail's own counters unreadable: no matter when the columns' are known.
+            let (corruptible, key): (Bool, String) =
+                switch known {
+                case .poll: (detail.poll != nil, "polls")
+                case .schedule: (detail.schedule != nil, "runs")
+                default: (false, "")
+                }
+            guard corruptible else { continue }
+            let corrupted = document.replacingOccurrences(of: #""\#(key)":(-?[0-9]+)"#, with: #""\#(key)":"x""#, options: .regularExpression)
+            #expect(corrupted != document)
+            #expect(JobDetail(storedJSON: corrupted) == nil, "\(corrupted)")
+            #expect(JobDetail(storedJSON: corrupted, counters: known) == expected, "detail \(index): \(corrupted)")
+            corruptedRead += 1
+        }
+        #expect(corruptedRead > 100, "only \(corruptedRead) details had their own counters corrupted")
+    }
+
     @Test("a repeated key reads as JSONDecoder reads it: the first stands, in a record and in the reports by outcome")
     func repeatedKeys() {
         let request = #""request":{"method":"GET","url":"http://h/","headers":[]},"max_attempts":1,"backoff_min_ns":1,"backoff_max_ns":2"#

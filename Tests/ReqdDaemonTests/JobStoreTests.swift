@@ -517,6 +517,40 @@ struct JobStoreTests {
         #expect(rows.first?.detail.spawned == "rq_spawned")
     }
 
+    @Test("a schedule's counters are read back from their column, over the ones its detail was inserted with", arguments: StoreKind.allCases)
+    func scheduleCounters(kind: StoreKind) throws {
+        let place = StorePlace(kind)
+        let store = try place.open { _, _ in }
+        var schedule = record("sc_a", key: "nightly")
+        schedule.kind = .schedule
+        schedule.deadline = nil
+        schedule.tickNanos = nil
+        schedule.detail.schedule = ScheduleRecord(
+            settings: ScheduleSettings(
+                calendar: "*-06-15 03:00:00", cron: nil, everyNanos: nil, anchor: nil, tz: "UTC", overlap: .skip, catchUp: .one,
+                randomizedDelayNanos: 0, fixedDelay: false,
+                request: DeliverySettings(
+                    request: HTTPRequestSpec(method: "POST", url: "http://127.0.0.1:1/hook"), maxAttempts: 3, backoffMinNanos: 1,
+                    backoffMaxNanos: 2, parent: nil)),
+            counters: ScheduleCounters(
+                due: WallTime(nanosecondsSinceEpoch: 5_000_000_000), delayNanos: 0, lastElapse: nil, lastLateByNanos: nil, runs: 0, skipped: 0,
+                missed: 0, running: nil, lastRun: nil, lastOutcome: nil, queued: false, paused: false))
+        var progress = schedule.progress
+        progress.counters = .schedule(
+            ScheduleCounters(
+                due: WallTime(nanosecondsSinceEpoch: 9_000_000_000), delayNanos: 7, lastElapse: WallTime(nanosecondsSinceEpoch: 5_000_000_000),
+                lastLateByNanos: 12, runs: 1, skipped: 2, missed: 3, running: "rq_run", lastRun: "rq_run", lastOutcome: .succeeded,
+                queued: true, paused: true))
+        var batch = StoreBatch()
+        batch.changes = [.insert(schedule), .progress("sc_a", progress)]
+        store.submit(batch)
+        store.close()
+        var expected = schedule
+        expected.apply(progress)
+        #expect(expected != schedule)
+        #expect(try place.open { _, _ in }.loadAll() == [expected])
+    }
+
     @Test("a version-4 file's ended job, whose row was rewritten in full, migrates and keeps its end from its detail")
     func endedFromVersion4() throws {
         let directory = TemporaryDirectory()

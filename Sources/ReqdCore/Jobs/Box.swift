@@ -6,7 +6,7 @@ public final class Box<Value: Sendable & Hashable>: Sendable, Hashable {
     public let value: Value
 
     /// Boxes a value.
-    public init(_ value: Value) { self.value = value }
+    public init(_ value: consuming Value) { self.value = value }
 
     public static func == (lhs: Box, rhs: Box) -> Bool { lhs === rhs || lhs.value == rhs.value }
 

@@ -10,16 +10,7 @@ extension JobRecord {
         }
         return JobProgress(
             state: state, endedAt: endedAt, reason: reason, replacedBy: replacedBy, lateByNanos: lateByNanos,
-            result: detail.value.result, error: detail.value.error, spawned: detail.value.spawned, counters: Self.counters(of: detail.value))
-    }
-
-    /// The counters of the detail's kind.
-    private static func counters(of detail: borrowing JobDetail) -> JobProgress.Counters {
-        if let poll = detail.poll { return .poll(poll.counters) }
-        if let request = detail.request { return .delivery(request.counters) }
-        if let group = detail.group { return .group(group.counters) }
-        if let schedule = detail.schedule { return .schedule(schedule.counters) }
-        return .none
+            result: detail.value.result, error: detail.value.error, spawned: detail.value.spawned, counters: detail.value.counters)
     }
 
     /// Sets the record's changing columns, as the store's `UPDATE` does; counters of another kind
@@ -37,13 +28,7 @@ extension JobRecord {
         detail.result = progress.result
         detail.error = progress.error
         detail.spawned = progress.spawned
-        switch progress.counters {
-        case .none: break
-        case .poll(let counters): detail.poll?.counters = counters
-        case .delivery(let counters): detail.request?.counters = counters
-        case .group(let counters): detail.group?.counters = counters
-        case .schedule(let counters): detail.schedule?.counters = counters
-        }
+        detail.setCounters(progress.counters)
         self.detail = detail
     }
 }

@@ -25,7 +25,7 @@ public struct JobRecord: Sendable, Hashable {
     public init(
         id: String, owner: UInt32, kind: JobKind, state: JobState, key: String?, scope: String?,
         createdAt: WallTime, endedAt: WallTime?, reason: EventReason?, replacedBy: String?,
-        deadline: WallTime?, tickNanos: Int64?, lateByNanos: Int64?, detail: JobDetail? = nil
+        deadline: WallTime?, tickNanos: Int64?, lateByNanos: Int64?, detail: consuming JobDetail? = nil
     ) {
         self.id = id
         self.owner = owner
@@ -40,7 +40,7 @@ public struct JobRecord: Sendable, Hashable {
         self.deadline = deadline
         self.tickNanos = tickNanos
         self.lateByNanos = lateByNanos
-        detailBox = detail.flatMap { $0.isEmpty ? nil : Box($0) }
+        if let detail = consume detail, !detail.isEmpty { detailBox = Box(detail) } else { detailBox = nil }
     }
 
     /// Everything else about the job, kind by kind.

@@ -39,34 +39,43 @@ extension StoreCoding {
     static let attemptsQuery = "SELECT detail FROM attempts WHERE job = ?1 ORDER BY seq"
 
     /// The job a `jobsQuery(of:)` row holds; nil for a row this reqd cannot read.
+    ///
+    /// The changing columns hold over the detail, as a `.progress` wrote them (and as
+    /// `JobRecord.apply(_:)` sets them). The detail is finished before it is boxed, and the counters
+    /// the columns hold are not read from it as well.
     static func record(from row: some StoreRow) -> JobRecord? {
         guard let id = row.text(0), let kind = row.text(2).flatMap(JobKind.init(rawValue:)),
             let state = row.text(3).flatMap(JobState.init(rawValue:))
         else { return nil }
-        var record = JobRecord(
+        let progressed = row.integer(20) == 1
+        var counters = JobProgress.Counters.none
+        if let polls = row.integer(14), let failures = row.integer(15) {
+            counters = .poll(
+                PollCounters(
+                    polls: Int(polls), failures: Int(failures), progress: row.real(16),
+                    lastStatus: row.integer(17).map { Int($0) }, lastError: row.text(18),
+                    lastStart: row.integer(19).map(WallTime.init(nanosecondsSinceEpoch:))))
+        } else if progressed, let column = Self.counters(row.text(24), of: kind) {
+            counters = column
+        }
+        var detail = row.text(13).flatMap { JobDetail(storedJSON: $0, counters: counters) }
+        if progressed {
+            let result = row.text(21).flatMap(HTTPResult.init(storedJSON:)), error = row.text(22), spawned = row.text(23)
+            if detail != nil || result != nil || error != nil || spawned != nil {
+                if detail == nil { detail = JobDetail() }
+                detail?.result = result
+                detail?.error = error
+                detail?.spawned = spawned
+            }
+        }
+        return JobRecord(
             id: id, owner: UInt32(truncatingIfNeeded: row.integer(1) ?? 0), kind: kind, state: state,
             key: row.text(4), scope: row.text(5),
             createdAt: WallTime(nanosecondsSinceEpoch: row.integer(6) ?? 0),
             endedAt: row.integer(7).map(WallTime.init(nanosecondsSinceEpoch:)),
             reason: row.text(8).flatMap(EventReason.init(rawValue:)), replacedBy: row.text(9),
             deadline: row.integer(10).map(WallTime.init(nanosecondsSinceEpoch:)), tickNanos: row.integer(11),
-            lateByNanos: row.integer(12), detail: row.text(13).flatMap(JobDetail.init(storedJSON:)))
-        if let polls = row.integer(14), let failures = row.integer(15) {
-            record.detail.poll?.counters = PollCounters(
-                polls: Int(polls), failures: Int(failures), progress: row.real(16),
-                lastStatus: row.integer(17).map { Int($0) }, lastError: row.text(18),
-                lastStart: row.integer(19).map(WallTime.init(nanosecondsSinceEpoch:)))
-        }
-        if row.integer(20) == 1 {
-            // The changing columns hold over the detail, as a `.progress` wrote them.
-            var progress = record.progress
-            progress.result = row.text(21).flatMap(HTTPResult.init(storedJSON:))
-            progress.error = row.text(22)
-            progress.spawned = row.text(23)
-            if let counters = counters(row.text(24), of: kind) { progress.counters = counters }
-            record.apply(progress)
-        }
-        return record
+            lateByNanos: row.integer(12), detail: detail)
     }
 
     /// The `counters` column read back as its kind's counters; nil when empty or unreadable.

@@ -3,18 +3,19 @@
 /// start, so they are read by hand with the same rules as a request line rather than through
 /// `JSONDecoder`.
 extension WireObject {
-    /// The object `text` holds, read with `read`; nil when it is not a JSON object or `read`
-    /// refuses it, as `JSONDecoder` would.
-    package static func reading<T>(_ text: String, _ read: (WireObject) throws(WireDecodingFailure) -> T) -> T? {
+    /// Opens the object `text` holds and gives it to `body`; false when it is not a JSON object
+    /// or `body` refuses it.
+    package static func opening(_ text: String, _ body: (WireObject) throws(WireDecodingFailure) -> Void) -> Bool {
         var text = text
-        return text.withUTF8 { bytes -> T? in
-            guard let tape = try? JSONTape(scanning: bytes) else { return nil }
+        return text.withUTF8 { bytes -> Bool in
+            guard let tape = try? JSONTape(scanning: bytes) else { return false }
             let values = WireValues(bytes: bytes, tape: tape)
-            guard values.kind(0) == .object else { return nil }
+            guard values.kind(0) == .object else { return false }
             do throws(WireDecodingFailure) {
-                return try read(WireObject(values, entry: 0))
+                try body(WireObject(values, entry: 0))
+                return true
             } catch {
-                return nil
+                return false
             }
         }
     }
@@ -31,7 +32,7 @@ extension WireObject {
 
     /// A required RFC 3339 date-time field.
     package func wallTime(_ name: StaticString) throws(WireDecodingFailure) -> WallTime {
-        guard let value = try optionalWallTime(name) else { throw values.mismatch(try required(name), "String", at: fieldPath(name)) }
+        guard let value = try optionalWallTime(name) else { throw missingString(name) }
         return value
     }
 
@@ -41,15 +42,24 @@ extension WireObject {
         return try values.double(entry, at: fieldPath(name))
     }
 
-    /// A required nested object, read as a `T`.
-    package func object<T>(_ name: StaticString, _ read: (WireObject) throws(WireDecodingFailure) -> T) throws(WireDecodingFailure) -> T {
-        try read(object(required(name), at: fieldPath(name)))
+    /// A required nested object.
+    package func object(_ name: StaticString) throws(WireDecodingFailure) -> WireObject {
+        try object(required(name), at: fieldPath(name))
     }
 
     /// A string field that names one case of `T`.
     package func `case`<T: RawRepresentable>(_ name: StaticString, of type: T.Type) throws(WireDecodingFailure) -> T where T.RawValue == String {
-        guard let value = try optionalCase(name, of: type) else { throw values.mismatch(try required(name), "String", at: fieldPath(name)) }
+        guard let value = try optionalCase(name, of: type) else { throw missingString(name) }
         return value
+    }
+
+    /// The failure for a required string field that is missing or null.
+    func missingString(_ name: StaticString) -> WireDecodingFailure {
+        do throws(WireDecodingFailure) {
+            return values.mismatch(try required(name), "String", at: fieldPath(name))
+        } catch {
+            return error
+        }
     }
 
     /// An array of numbers each in `0...255`, as Foundation reads a `[UInt8]`.

@@ -41,10 +41,16 @@ package struct WireObject {
     package var path: [String] { values.path(to: entry) }
 
     /// The members in order, read off the tape.
-    var members: some Sequence<Member> {
-        let tape = values.tape
-        let end = Int(tape.entries[entry].next)
-        return sequence(state: entry + 1) { index -> Member? in
+    var members: Members { Members(tape: values.tape, index: entry + 1, end: Int(values.tape.entries[entry].next)) }
+
+    /// The members of an object in order: a plain iterator, as a closure-made sequence cost an
+    /// allocation for every field a reader looked up.
+    struct Members: Sequence, IteratorProtocol {
+        let tape: JSONTape
+        var index: Int
+        let end: Int
+
+        mutating func next() -> Member? {
             guard index < end else { return nil }
             let member = Member(key: index, value: index + 1)
             index = tape.after(index + 1)
@@ -62,7 +68,7 @@ package struct WireObject {
     }
 
     private func member(_ member: Member, hasKey name: UnsafeBufferPointer<UInt8>) -> Bool {
-        if let decoded = escapedKeys[member.key] { return decoded.utf8.elementsEqual(name) }
+        if !escapedKeys.isEmpty, let decoded = escapedKeys[member.key] { return decoded.utf8.elementsEqual(name) }
         let key = values.text(member.key)
         guard key.count == name.count else { return false }
         return name.isEmpty || memcmp(key.baseAddress!, name.baseAddress!, name.count) == 0
@@ -152,20 +158,42 @@ package struct WireObject {
     }
 
     /// A nested object, read as a `T`.
-    package func optionalObject<T>(_ name: StaticString, _ read: (WireObject) throws(WireDecodingFailure) -> T) throws(WireDecodingFailure) -> T? {
+    func optionalObject<T>(_ name: StaticString, _ read: (WireObject) throws(WireDecodingFailure) -> T) throws(WireDecodingFailure) -> T? {
+        guard let object = try optionalObject(name) else { return nil }
+        return try read(object)
+    }
+
+    /// A nested object; nil when missing or null.
+    package func optionalObject(_ name: StaticString) throws(WireDecodingFailure) -> WireObject? {
         guard let entry = present(name) else { return nil }
-        return try read(object(entry, at: fieldPath(name)))
+        return try object(entry, at: fieldPath(name))
     }
 
     /// A required array of objects, each read as a `T`.
-    package func objects<T>(_ name: StaticString, _ read: (WireObject) throws(WireDecodingFailure) -> T) throws(WireDecodingFailure) -> [T] {
+    func objects<T>(_ name: StaticString, _ read: (WireObject) throws(WireDecodingFailure) -> T) throws(WireDecodingFailure) -> [T] {
+        var objects: [T] = []
+        try eachObject(name, reserving: { objects.reserveCapacity($0) }) { object throws(WireDecodingFailure) in objects.append(try read(object)) }
+        return objects
+    }
+
+    /// Each object of a required array of objects, in order, once `reserving` has been told how
+    /// many there are.
+    package func eachObject(
+        _ name: StaticString, reserving: (Int) -> Void, _ body: (WireObject) throws(WireDecodingFailure) -> Void
+    ) throws(WireDecodingFailure) {
         let entry = try required(name)
         if values.kind(entry) == .null {
             throw .wrongType(path: fieldPath(name), description: "Cannot get unkeyed decoding container -- found null value instead")
         }
         guard values.kind(entry) == .array else { throw values.mismatch(entry, "Array<Any>", at: fieldPath(name)) }
-        return try elements(of: entry) { element, index throws(WireDecodingFailure) in
-            try read(object(element, at: fieldPath(name) + ["Index \(index)"]))
+        reserving(Int(values.tape.entries[entry].count))
+        var element = entry + 1
+        var index = 0
+        let end = Int(values.tape.entries[entry].next)
+        while element < end {
+            try body(object(element, at: fieldPath(name) + ["Index \(index)"]))
+            element = values.tape.after(element)
+            index += 1
         }
     }
 

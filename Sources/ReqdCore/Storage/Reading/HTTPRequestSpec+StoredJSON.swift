@@ -4,9 +4,7 @@ extension HTTPRequestSpec: StoredJSONReadable {
     package init(stored object: WireObject) throws(WireDecodingFailure) {
         self.init(
             method: try object.string("method"), url: try object.string("url"),
-            headers: try object.objects("headers") { header throws(WireDecodingFailure) in
-                HTTPHeader(name: try header.string("name"), value: try header.string("value"))
-            },
+            headers: try object.objects("headers", as: HTTPHeader.self),
             body: try object.optionalBytes("body"))
     }
 }

@@ -10,12 +10,17 @@ import ReqdProtocol
 package protocol StoredJSONReadable {
     /// Reads the value from its object, refusing what `JSONDecoder` refuses.
     init(stored object: WireObject) throws(WireDecodingFailure)
+
+    /// The value `text` holds; nil where `JSONDecoder` would fail.
+    ///
+    /// A requirement, not only an extension, so that a call from another module reaches a witness
+    /// specialized for the type rather than the generic extension.
+    init?(storedJSON text: String)
 }
 
 extension StoredJSONReadable {
-    /// The value `text` holds; nil where `JSONDecoder` would fail.
     package init?(storedJSON text: String) {
-        guard let value = WireObject.reading(text, Self.init(stored:)) else { return nil }
+        guard let value = WireObject.reading(text, as: Self.self) else { return nil }
         self = value
     }
 }
