@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Logging
 import ReqdCore
+import Synchronization
 
 extension Daemon {
     /// What a start has brought up so far. `stop()` and a start that fails part-way take it down
@@ -159,17 +160,17 @@ extension Daemon {
                 notifier.status("lease lost; exiting")
                 Glibc.exit(Self.leaseLostExitStatus)
             })
-        // This thread reads the rows and makes them jobs while the scheduler's queue files the
-        // jobs of the chunks before. One clock reading serves every chunk.
-        var rows = 0
+        // This thread reads the rows; other threads make them jobs while the scheduler's queue
+        // files the jobs of the chunks before. One clock reading serves every chunk.
+        let rows = Atomic<Int>(0)
         let readingStarted = SystemClock.now()
+        let schedulerConfiguration = configuration.scheduler
         do {
-            try store.load(chunkSize: 32_768) { chunk, total in
-                rows += chunk.count
+            try store.load(chunkSize: 8_192) { chunk, total in
+                rows.add(chunk.count, ordering: .relaxed)
                 loop.performSoon(
                     .restoreChunk(
-                        RestoreChunk(
-                            chunk, expecting: total, at: readingStarted, configuration: configuration.scheduler, zones: loop.zones.provider)))
+                        RestoreChunk(chunk, expecting: total, at: readingStarted, configuration: schedulerConfiguration, zones: loop.zones.provider)))
             }
         } catch {
             throw unusable(error)
@@ -182,7 +183,7 @@ extension Daemon {
         logger.info(
             "store opened",
             metadata: [
-                "store.location": "\(store.location)", "store.restored": "\(rows)",
+                "store.location": "\(store.location)", "store.restored": "\(rows.load(ordering: .relaxed))",
                 "store.read_ms": "\(read.nanoseconds(since: loadStarted) / 1_000_000)",
                 "store.restored_ms": "\(restored.nanoseconds(since: loadStarted) / 1_000_000)",
             ])

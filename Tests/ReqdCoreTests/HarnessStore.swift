@@ -135,7 +135,11 @@ final class HarnessStore {
     func records() -> [JobRecord] {
         write()
         do {
-            return try store().store.loadAll()
+            // In small chunks, made on other threads as a daemon's start makes them, so in any
+            // order: a restore does not depend on it.
+            let chunks = Mutex<[JobRecord]>([])
+            try store().store.load(chunkSize: 5) { chunk, _ in chunks.withLock { $0 += chunk } }
+            return chunks.withLock { $0 }
         } catch {
             Issue.record("the store could not read its rows: \(error)")
             return []

@@ -367,6 +367,45 @@ struct ShrinkTests {
         }
     }
 
+    @Test(
+        "a restore of 65,536 jobs or more gives memory back once, at the first moment no deadline falls within 50 ms; a smaller one arms nothing for it",
+        arguments: [1_000, ShrinkPass.removalsPerRelease])
+    func releaseAfterRestore(jobs: Int) {
+        var h = Harness()
+        let wall = h.now.wall.nanosecondsSinceEpoch
+        // The first deadline 20 ms out: the release waits until it has passed.
+        let records = (0..<jobs).map { index in
+            JobRecord(
+                id: "cd_r\(index)", owner: 1000, kind: .countdown, state: .active, key: nil, scope: nil,
+                createdAt: WallTime(nanosecondsSinceEpoch: wall - second + Int64(index)), endedAt: nil, reason: nil, replacedBy: nil,
+                deadline: WallTime(nanosecondsSinceEpoch: wall + 20_000_000 + Int64(index) * second), tickNanos: second, lateByNanos: nil)
+        }
+        let half = jobs / 2
+        _ = h.handle(.restoreChunk(RestoreChunk(Array(records[half...]), expecting: jobs, at: h.now, configuration: h.scheduler.configuration)))
+        _ = h.handle(.restoreChunk(RestoreChunk(Array(records[..<half]), expecting: jobs, at: h.now, configuration: h.scheduler.configuration)))
+        _ = h.handle(.restoreEnded)
+        #expect(h.scheduler.table.count == jobs)
+        #expect(h.scheduler.shrinking.isScheduled == (jobs >= ShrinkPass.removalsPerRelease))
+        #expect(h.scheduler.timers.contains(.shrink) == (jobs >= ShrinkPass.removalsPerRelease))
+        // Every firing in the first half second: the first deadline's and the shrink timer's.
+        let start = h.now.instant
+        var releasedAt: [Int64] = []
+        for _ in 0..<20 {
+            guard let armed = h.armed, armed < start.advanced(by: 500_000_000) else { break }
+            if h.fireAtArmedDeadline().contains(where: { if case .releaseMemory = $0 { true } else { false } }) {
+                releasedAt.append(h.now.instant.nanoseconds(since: start))
+            }
+        }
+        if jobs >= ShrinkPass.removalsPerRelease {
+            #expect(releasedAt.count == 1)
+            #expect(releasedAt.allSatisfy { $0 > 20_000_000 && $0 <= 20_000_000 + ShrinkPass.quietNanos }, "released \(releasedAt) ns after the restore")
+            #expect(!h.scheduler.shrinking.isScheduled)
+        } else {
+            #expect(releasedAt.isEmpty)
+        }
+        #expect(h.scheduler.table[JobID("cd_r0")]?.state == .expired && h.scheduler.table[JobID("cd_r1")]?.state == .active)
+    }
+
     @Test("a user over the retained-jobs limit loses their oldest ended jobs a share a turn, down to the limit")
     func ownerLimitInShares() {
         var configuration = SchedulerConfiguration()

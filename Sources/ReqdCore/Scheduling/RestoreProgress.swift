@@ -4,6 +4,8 @@ import ReqdProtocol
 struct RestoreProgress {
     /// Whether jobs were in memory before the restore began, so a row's id can already be taken.
     var checkCollisions: Bool
+    /// Jobs read so far.
+    var jobs = 0
     /// Ended jobs restored so far, with when each ended: they join retention at the end, in the
     /// order they ended.
     var ended: [(Job, WallTime)] = []

@@ -15,6 +15,7 @@ extension Scheduler {
             timers.reserveCapacity(timers.count + chunk.expecting)
         }
         let checkCollisions = restoring?.checkCollisions ?? true
+        restoring?.jobs += chunk.jobs.count
         var tally = CountTally()
         for (read, endedAt) in chunk.jobs {
             if checkCollisions, table[read.id] != nil { continue }
@@ -45,7 +46,8 @@ extension Scheduler {
     }
 
     /// Ends a restore: ended jobs join retention (or, as dead letters, the timer) in the order
-    /// they ended; then the rows that a newer row with their key superseded end, now.
+    /// they ended; then the rows that a newer row with their key superseded end, now. After a
+    /// large restore, memory goes back to the system at the first quiet moment (`ShrinkPass`).
     mutating func finishRestore(at now: ClockReading, into effects: inout [SchedulerEffect]) {
         guard let restored = restoring else { return }
         restoring = nil
@@ -65,6 +67,7 @@ extension Scheduler {
             finish(job, as: .cancelled, reason: .superseded, replacedBy: newer, at: now, into: &effects)
         }
         if !table.schedules.isEmpty { settleScheduleRuns(at: now, into: &effects) }
+        if shrinking.restored(restored.jobs, at: now.instant) { timers.set(.shrink, priority: now.instant) }
     }
 
     /// When a restored job first needs the timer.

@@ -70,16 +70,6 @@ public final class JobStore: @unchecked Sendable {
         self.init(backend: try SQLiteStoreBackend(directory: directory, checkIntegrity: checkIntegrity), metrics: metrics, onCommit: onCommit)
     }
 
-    /// Reads every job row, for restoring at start-up.
-    public func loadAll() throws(DaemonError) -> [JobRecord] {
-        var records: [JobRecord] = []
-        try load(chunkSize: .max) { chunk, total in
-            records.reserveCapacity(total)
-            records += chunk
-        }
-        return records
-    }
-
     /// Keeps this daemon's lease on a store that several daemons share (PostgreSQL); nothing on
     /// SQLite, whose one daemon holds every row. Call it before `load`, so that a long start is
     /// renewed through.
@@ -194,27 +184,29 @@ public final class JobStore: @unchecked Sendable {
         lease.withLock { $0 }?.holds() ?? true
     }
 
-    /// Claims the rows this daemon is to run and reads every row it holds in chunks of
-    /// `chunkSize`, handing each to `each` with the count of rows in all as soon as it is read, so
-    /// the caller can restore one chunk while the next is read.
-    public func load(chunkSize: Int, _ each: ([JobRecord], _ total: Int) -> Void) throws(DaemonError) {
-        // The row callback is only called during `read`, never kept.
-        let failure = withoutActuallyEscaping(each) { each in queue.sync { () -> DaemonError? in
-            do throws(DaemonError) {
-                try backend.claim(all: true) { rows, values throws(DaemonError) in try read(rows, values, chunkSize: chunkSize, each) }
-            } catch {
-                return error
+    /// Reads the rows `rows` (a condition on `jobs j`, with parameters `values`) in chunks of `chunkSize`, with the ended
+    /// members of their groups and the attempt logs of their active polls, in the order the
+    /// database gives them, on the store's queue.
+    func read(_ rows: String, _ values: [StoreValue] = [], chunkSize: Int, _ each: ([JobRecord], _ total: Int) -> Void) throws(DaemonError) {
+        let context = try self.context(of: rows, values)
+        var chunk: [JobRecord] = []
+        chunk.reserveCapacity(min(chunkSize, context.total))
+        try backend.read(StoreCoding.jobsQuery(of: rows), values) { row in
+            guard let record = context.record(from: row) else { return }
+            chunk.append(record)
+            if chunk.count >= chunkSize {
+                each(chunk, context.total)
+                chunk.removeAll(keepingCapacity: true)
             }
-            return nil
-        } }
-        if let failure { throw failure }
+        }
+        if !chunk.isEmpty || context.total == 0 { each(chunk, context.total) }
     }
 
-    /// Reads the rows `rows` (a condition on `jobs j`, with parameters `values`) in chunks of `chunkSize`, with the ended
-    /// members of their groups and the attempt logs of their active polls.
-    func read(_ rows: String, _ values: [StoreValue] = [], chunkSize: Int, _ each: ([JobRecord], _ total: Int) -> Void) throws(DaemonError) {
+    /// What making records of the rows `rows` (a condition on `jobs j`, with parameters `values`)
+    /// needs beside them, read first: each group's ended members are applied over its row as the
+    /// row is read.
+    func context(of rows: String, _ values: [StoreValue]) throws(DaemonError) -> JobRowContext {
         dispatchPrecondition(condition: .onQueue(queue))
-        // Members first: each group's are applied over its row as the row is read.
         let members = try endedMembers(of: rows, values)
         var attempts: [String: [AttemptInfo]] = [:]
         try backend.read(StoreCoding.activePollAttemptsQuery(of: rows), values) { row in
@@ -223,19 +215,7 @@ public final class JobStore: @unchecked Sendable {
         }
         var total = 0
         try backend.read(StoreCoding.countQuery(of: rows), values) { total = Int($0.integer(0) ?? 0) }
-        var chunk: [JobRecord] = []
-        chunk.reserveCapacity(min(chunkSize, total))
-        try backend.read(StoreCoding.jobsQuery(of: rows), values) { row in
-            guard var record = StoreCoding.record(from: row) else { return }
-            if let log = attempts[record.id] { record.attempts = log }
-            Self.apply(members, to: &record)
-            chunk.append(record)
-            if chunk.count >= chunkSize {
-                each(chunk, total)
-                chunk.removeAll(keepingCapacity: true)
-            }
-        }
-        if !chunk.isEmpty || total == 0 { each(chunk, total) }
+        return JobRowContext(members: members, attempts: attempts, total: total)
     }
 
     /// The ended members of the groups among `rows` (a condition on `jobs j`, with parameters

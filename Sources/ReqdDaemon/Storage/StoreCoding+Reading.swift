@@ -35,6 +35,9 @@ extension StoreCoding {
         j.progressed, j.result, j.error, j.spawned, j.counters
         """
 
+    /// How many columns `recordColumns` names.
+    static let recordColumnCount = Int32(recordColumns.split(separator: ",").count)
+
     /// One job's attempt log, oldest first: `detail`. `?1` is the job.
     static let attemptsQuery = "SELECT detail FROM attempts WHERE job = ?1 ORDER BY seq"
 
@@ -55,7 +58,7 @@ extension StoreCoding {
                     polls: Int(polls), failures: Int(failures), progress: row.real(16),
                     lastStatus: row.integer(17).map { Int($0) }, lastError: row.text(18),
                     lastStart: row.integer(19).map(WallTime.init(nanosecondsSinceEpoch:))))
-        } else if progressed, let column = Self.counters(row.text(24), of: kind) {
+        } else if progressed, let column = row.text(24).flatMap({ JobProgress.Counters(storedJSON: $0, of: kind) }) {
             counters = column
         }
         var detail = row.text(13).flatMap { JobDetail(storedJSON: $0, counters: counters) }
@@ -76,16 +79,5 @@ extension StoreCoding {
             reason: row.text(8).flatMap(EventReason.init(rawValue:)), replacedBy: row.text(9),
             deadline: row.integer(10).map(WallTime.init(nanosecondsSinceEpoch:)), tickNanos: row.integer(11),
             lateByNanos: row.integer(12), detail: detail)
-    }
-
-    /// The `counters` column read back as its kind's counters; nil when empty or unreadable.
-    private static func counters(_ text: String?, of kind: JobKind) -> JobProgress.Counters? {
-        guard let text else { return nil }
-        switch kind {
-        case .request: return DeliveryCounters(storedJSON: text).map(JobProgress.Counters.delivery)
-        case .group: return GroupCounters(storedJSON: text).map(JobProgress.Counters.group)
-        case .schedule: return ScheduleCounters(storedJSON: text).map(JobProgress.Counters.schedule)
-        case .countdown, .poll: return nil
-        }
     }
 }

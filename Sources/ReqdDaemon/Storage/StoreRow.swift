@@ -6,4 +6,16 @@ protocol StoreRow {
     func real(_ column: Int32) -> Double?
     /// The column's text; nil when it is NULL.
     func text(_ column: Int32) -> String?
+    /// Calls `body` with the column as the database holds it, a text as its UTF-8 bytes, which
+    /// are only valid inside `body`: how a row is copied out without making a `String`.
+    func withCell<Result>(_ column: Int32, _ body: (StoreCell) -> Result) -> Result
+}
+
+/// One column of a row as the database holds it.
+enum StoreCell {
+    case null
+    case integer(Int64)
+    case real(Double)
+    /// Text (or a blob), as its bytes.
+    case text(UnsafeBufferPointer<UInt8>)
 }

@@ -47,14 +47,14 @@ extension WireObject {
         try object(required(name), at: fieldPath(name))
     }
 
-    /// A string field that names one case of `T`.
-    package func `case`<T: RawRepresentable>(_ name: StaticString, of type: T.Type) throws(WireDecodingFailure) -> T where T.RawValue == String {
+    /// A string field that names one case of `T`; inlinable, as `optionalCase` is.
+    @inlinable package func `case`<T: RawRepresentable>(_ name: StaticString, of type: T.Type) throws(WireDecodingFailure) -> T where T.RawValue == String {
         guard let value = try optionalCase(name, of: type) else { throw missingString(name) }
         return value
     }
 
     /// The failure for a required string field that is missing or null.
-    func missingString(_ name: StaticString) -> WireDecodingFailure {
+    @usableFromInline func missingString(_ name: StaticString) -> WireDecodingFailure {
         do throws(WireDecodingFailure) {
             return values.mismatch(try required(name), "String", at: fieldPath(name))
         } catch {

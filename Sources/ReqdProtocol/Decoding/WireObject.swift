@@ -105,7 +105,7 @@ package struct WireObject {
         return entry
     }
 
-    func fieldPath(_ name: StaticString) -> [String] { path + [name.description] }
+    @usableFromInline func fieldPath(_ name: StaticString) -> [String] { path + [name.description] }
 
     // MARK: Fields
 
@@ -219,7 +219,10 @@ package struct WireObject {
     }
 
     /// A string field that names one case of `T`.
-    package func optionalCase<T: RawRepresentable>(_ name: StaticString, of type: T.Type) throws(WireDecodingFailure) -> T? where T.RawValue == String {
+    ///
+    /// Inlinable, so that a reader in another module gets it specialized for its `T`, not a
+    /// generic call that looks up `T`'s metadata for every field of every row a restart reads.
+    @inlinable package func optionalCase<T: RawRepresentable>(_ name: StaticString, of type: T.Type) throws(WireDecodingFailure) -> T? where T.RawValue == String {
         guard let raw = try optionalString(name) else { return nil }
         guard let value = T(rawValue: raw) else {
             throw .invalid(path: fieldPath(name), description: "Cannot initialize \(T.self) from invalid String value \(raw)")

@@ -15,4 +15,16 @@ struct PostgresStoreRow: StoreRow {
     func text(_ column: Int32) -> String? {
         try? row[Int(column)].decode(String?.self)
     }
+
+    func withCell<Result>(_ column: Int32, _ body: (StoreCell) -> Result) -> Result {
+        let cell = row[Int(column)]
+        guard cell.bytes != nil else { return body(.null) }
+        switch cell.dataType {
+        case .int2, .int4, .int8: return body(integer(column).map(StoreCell.integer) ?? .null)
+        case .float4, .float8: return body(real(column).map(StoreCell.real) ?? .null)
+        default:
+            guard var text = text(column) else { return body(.null) }
+            return text.withUTF8 { body(.text($0)) }
+        }
+    }
 }

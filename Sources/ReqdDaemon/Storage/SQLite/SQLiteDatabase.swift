@@ -105,5 +105,17 @@ final class SQLiteDatabase {
             guard let pointer = sqlite3_column_text(statement, column) else { return nil }
             return String(cString: pointer)
         }
+
+        func withCell<Result>(_ column: Int32, _ body: (StoreCell) -> Result) -> Result {
+            switch sqlite3_column_type(statement, column) {
+            case SQLITE_NULL: return body(.null)
+            case SQLITE_INTEGER: return body(.integer(sqlite3_column_int64(statement, column)))
+            case SQLITE_FLOAT: return body(.real(sqlite3_column_double(statement, column)))
+            default:
+                // The pointer first, then the length, as sqlite3_column_bytes asks.
+                guard let pointer = sqlite3_column_text(statement, column) else { return body(.null) }
+                return body(.text(UnsafeBufferPointer(start: pointer, count: Int(sqlite3_column_bytes(statement, column)))))
+            }
+        }
     }
 }
