@@ -49,11 +49,20 @@ struct StoreLoadingTests {
         store.submit(batch)
         store.flush()
         let serial = try store.loadAll()
-        let chunks = Mutex<[(records: [JobRecord], total: Int)]>([])
-        try store.load(chunkSize: 64) { records, total in chunks.withLock { $0.append((records, total)) } }
+        // The store's queue runs on the thread that waits for it: chunks made there are made on
+        // this thread, the others on other threads.
+        let caller = pthread_self()
+        let chunks = Mutex<[(records: [JobRecord], total: Int, here: Bool)]>([])
+        try store.load(chunkSize: 64) { records, total in
+            let here = pthread_equal(pthread_self(), caller) != 0
+            chunks.withLock { $0.append((records, total, here)) }
+        }
         let loaded = chunks.withLock { $0 }
         #expect(serial.count == 2_000 && progressed > 600)
         #expect(loaded.count == 32 && loaded.allSatisfy { $0.total == 2_000 })
+        let handed = loaded.filter { !$0.here }.map(\.records), made = loaded.filter(\.here).map(\.records)
+        #expect(handed.count >= 21 && handed.allSatisfy { $0.contains { $0.kind != .countdown || $0.key != nil } })
+        #expect(made.count >= 9 && made.allSatisfy { $0.allSatisfy { $0.kind == .countdown && $0.key == nil } })
         let byID = { (records: [JobRecord]) in records.sorted { $0.id < $1.id } }
         let copied = byID(loaded.flatMap(\.records)), read = byID(serial)
         #expect(copied.count == read.count)

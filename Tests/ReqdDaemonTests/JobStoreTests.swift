@@ -591,7 +591,7 @@ struct JobStoreTests {
         chunks.withLock { $0 = [] }
         try store.load(chunkSize: 2) { chunk, total in chunks.withLock { $0.append((chunk.map(\.id), total)) } }
         seen = chunks.withLock { $0 }
-        // Made on other threads, so in any order.
+        // Chunks made on other threads may come in any order.
         #expect(seen.map(\.ids.count).sorted() == [1, 2, 2])
         #expect(Set(seen.flatMap(\.ids)) == Set((0..<5).map { "cd_\($0)" }))
         #expect(seen.allSatisfy { $0.total == 5 })

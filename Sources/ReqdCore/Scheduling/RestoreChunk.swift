@@ -4,8 +4,8 @@ import ReqdProtocol
 /// job it resumes as, oldest first.
 ///
 /// Turning rows into jobs is a good part of a restore's work, and it needs nothing of the
-/// scheduler's state, so the thread that reads the rows does it while the scheduler's queue files
-/// the jobs of the chunk before.
+/// scheduler's state, so the threads that make records of the rows do it while the scheduler's
+/// queue files the jobs of the chunks before.
 public struct RestoreChunk: Sendable {
     /// The jobs in creation order, each with when it ended (nil while it is active).
     var jobs: [(job: Job, endedAt: WallTime?)]

@@ -11,11 +11,3 @@ protocol StoreRow {
     func withCell<Result>(_ column: Int32, _ body: (StoreCell) -> Result) -> Result
 }
 
-/// One column of a row as the database holds it.
-enum StoreCell {
-    case null
-    case integer(Int64)
-    case real(Double)
-    /// Text (or a blob), as its bytes.
-    case text(UnsafeBufferPointer<UInt8>)
-}

@@ -51,8 +51,10 @@ struct StoreRowBatch: Sendable {
     /// The row at `index`, from 0.
     subscript(index: Int) -> Row { Row(batch: self, first: index * Int(width)) }
 
-    /// One row of a batch, read as the database's row is: a column of another type reads as the
-    /// database would convert it for the accessor.
+    /// One row of a batch, read as the database's row is for the columns reqd writes, each of
+    /// its declared type. A column of another type (written by something else) reads converted
+    /// as Swift parses and prints numbers, which is not always as SQLite converts it, where
+    /// PostgreSQL's row reads nil.
     struct Row: StoreRow {
         let batch: StoreRowBatch
         let first: Int

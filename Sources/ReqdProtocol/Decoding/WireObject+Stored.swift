@@ -47,7 +47,8 @@ extension WireObject {
         try object(required(name), at: fieldPath(name))
     }
 
-    /// A string field that names one case of `T`; inlinable, as `optionalCase` is.
+    /// A string field that names one case of `T`, specialized in the reader's module as
+    /// `optionalCase` is.
     @inlinable package func `case`<T: RawRepresentable>(_ name: StaticString, of type: T.Type) throws(WireDecodingFailure) -> T where T.RawValue == String {
         guard let value = try optionalCase(name, of: type) else { throw missingString(name) }
         return value
