@@ -4,7 +4,8 @@ import ReqdCore
 
 /// Reading every row at start-up.
 extension JobStore {
-    /// Reads every job row, for restoring at start-up, in the order the database gives them.
+    /// Claims and reads every job row on the store's queue alone, in the order the database gives
+    /// them, in one array: what `load` hands over in chunks from other threads.
     public func loadAll() throws(DaemonError) -> [JobRecord] {
         try onQueue { () throws(DaemonError) in
             var records: [JobRecord] = []
