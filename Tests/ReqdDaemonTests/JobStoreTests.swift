@@ -36,9 +36,9 @@ struct JobStoreTests {
         #expect(try store.loadAll().count == 200)
     }
 
-    @Test("an insert with a key supersedes the active row with that key in the same transaction", arguments: StoreKind.allCases)
-    func insertSupersedes(kind: StoreKind) throws {
-        let place = StorePlace(kind)
+    @Test("on PostgreSQL, whose index allows one active row a key, an insert with a key supersedes the active row with that key in the same transaction")
+    func insertSupersedes() throws {
+        let place = StorePlace(.postgres)
         let store = try place.open { _, _ in }
         var batch = StoreBatch()
         batch.changes = [.insert(record("cd_old", key: "k")), .insert(record("cd_new", key: "k"))]
@@ -49,6 +49,34 @@ struct JobStoreTests {
         #expect(rows["cd_old"]?.reason == .superseded)
         #expect(rows["cd_old"]?.replacedBy == "cd_new")
         #expect(rows["cd_new"]?.state == .active)
+    }
+
+    @Test("on SQLite the older active row with a key ends by its own change; a restore between the two commits ends it as that change would")
+    func olderKeyedRowEndsByItsChange() throws {
+        let place = StorePlace(.sqlite)
+        let store = try place.open { _, _ in }
+        var newer = record("cd_new", key: "k")
+        newer.createdAt = WallTime(nanosecondsSinceEpoch: 2_000)
+        var batch = StoreBatch()
+        batch.changes = [.insert(record("cd_old", key: "k")), .insert(newer)]
+        store.submit(batch)
+        store.flush()
+        let rows = try store.loadAll()
+        #expect(rows.map(\.state) == [.active, .active], "the commit of the newer job alone, as a crash would leave it")
+
+        let now = ClockReading(instant: Instant(nanoseconds: 1_000_000_000), wall: WallTime(nanosecondsSinceEpoch: 3_000))
+        var scheduler = Scheduler(configuration: SchedulerConfiguration(), seed: 7, now: now)
+        batch.changes = scheduler.handle(.restore(rows), at: now).compactMap { effect in
+            if case .persist(let change) = effect { change } else { nil }
+        }
+        #expect(batch.changes.map(\.jobID) == ["cd_old"])
+        store.submit(batch)
+        store.flush()
+        let restarted = Dictionary(uniqueKeysWithValues: try store.loadAll().map { ($0.id, $0) })
+        #expect(restarted["cd_old"]?.state == .cancelled)
+        #expect(restarted["cd_old"]?.reason == .superseded)
+        #expect(restarted["cd_old"]?.replacedBy == "cd_new")
+        #expect(restarted["cd_new"]?.state == .active)
     }
 
     @Test("records round-trip with every field", arguments: StoreKind.allCases)
@@ -70,14 +98,19 @@ struct JobStoreTests {
         #expect(rows == [record("cd_a", key: "k"), ended])
     }
 
-    @Test("a new file migrates from version 0 to the current schema; a newer file is refused")
+    @Test("a new file migrates from version 0 to the current schema, without the index on keys since version 8; a newer file is refused")
     func migrations() throws {
         let directory = TemporaryDirectory()
         do {
             let database = try SQLiteDatabase(path: directory.path + "/reqd.sqlite3")
             #expect(try database.scalar("PRAGMA user_version") == 0)
+            for step in 0..<7 { try database.execute(SQLiteSchema.migrations[step]) }
+            try database.execute("PRAGMA user_version = 7")
+            let keyIndex = "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'jobs_active_key'"
+            #expect(try database.scalar(keyIndex) == 1)
             try SQLiteSchema.migrate(database)
             #expect(try database.scalar("PRAGMA user_version") == Int64(SQLiteSchema.currentVersion))
+            #expect(try database.scalar(keyIndex) == 0, "version 8 drops the index on (owner, key)")
             try database.execute("PRAGMA user_version = 99")
         }
         #expect {

@@ -1,6 +1,7 @@
 import ReqdProtocol
 
-/// A job's identifier, such as `cd_7k2m9x4q1b`: a kind prefix and ten random base-32 characters.
+/// A job's identifier, such as `cd_1f7k2m9x4q1b`: a kind prefix and twelve base-32 characters, the
+/// first four from the time it was made (`RandomSource.jobID(kind:at:)`).
 public struct JobID: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The identifier as shown on the wire.
     public var rawValue: String

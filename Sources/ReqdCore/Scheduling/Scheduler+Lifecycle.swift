@@ -20,8 +20,8 @@ extension Scheduler {
         owner: UInt32, key: String?, scope: String?, ephemeral: Bool?, bindTo: ConnectionID? = nil, work: Job.Work,
         at now: ClockReading
     ) -> Job {
-        var id = random.jobID(kind: work.kind)
-        while table[id] != nil || commits.isStaged(id) { id = random.jobID(kind: work.kind) }
+        var id = random.jobID(kind: work.kind, at: now.wall)
+        while table[id] != nil || commits.isStaged(id) { id = random.jobID(kind: work.kind, at: now.wall) }
         // Jobs made in one turn share its clock reading: each is made a nanosecond after the one
         // before, so they keep their order in `list`, across restarts too. Only within a
         // millisecond: after a step back of the clock, jobs take the clock's time again, as

@@ -2,8 +2,9 @@ import ReqdProtocol
 
 /// One change for the store to make. Changes are applied in order, in one transaction per batch.
 public enum StoreChange: Sendable, Hashable {
-    /// Add a new job. When it is active and has a key, other active rows with the same owner and key
-    /// are marked cancelled (superseded) in the same transaction, so the disk never holds two.
+    /// Add a new job. The job it superseded with its key ends through a change of its own; on
+    /// PostgreSQL, whose unique index allows one active row a key, other active rows with the same
+    /// owner and key are also marked cancelled (superseded) in the same transaction.
     case insert(JobRecord)
     /// Set a job's changing columns (its state, end, answer and counters) after a retry or its
     /// end, leaving its settings as they were written.

@@ -27,7 +27,7 @@ struct StoreCoding {
         for change in changes {
             switch change {
             case .insert(let record):
-                if record.state == .active, let key = record.key {
+                if dialect.keysAreUnique, record.state == .active, let key = record.key {
                     statements.append(
                         StoreStatement(
                             """

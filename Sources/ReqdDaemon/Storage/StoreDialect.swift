@@ -46,6 +46,13 @@ enum StoreDialect: Sendable {
         }
     }
 
+    /// Whether the database holds at most one active row for an owner and key: on PostgreSQL,
+    /// where several daemons share the rows, a unique index does, and an insert with a key first
+    /// ends the active row that holds it, in its own transaction. On SQLite the one daemon keeps
+    /// that rule in memory: a row it ended with its key is written as its commit allows, and
+    /// should a crash come first, the restore ends the older of the two (`Scheduler.restore`).
+    var keysAreUnique: Bool { self == .postgres }
+
     /// Whether rows carry when their job is due (`due_ns`): on PostgreSQL, where a daemon claims
     /// the free rows of another as they come within its horizon.
     var recordsDue: Bool { self == .postgres }
