@@ -134,6 +134,38 @@ struct DurabilityTests {
         #expect(status("cd_e1") == nil)
     }
 
+    @Test("a job with a key is made after the one it replaces, even after the clock steps back; a restore of both as active keeps it")
+    func replacementAfterClockStep() {
+        var h = Harness()
+        func status(_ id: JobID, in h: inout Harness) -> JobInfo? {
+            guard case .success(.job(let result)) = h.request(.status(StatusRequest(job: id.rawValue))).replies.first?.result else { return nil }
+            return result.job
+        }
+        let older = h.countdown(key: "k", seconds: 60).id
+        h.now.wall.nanosecondsSinceEpoch -= 5 * second
+        let newer = h.countdown(key: "k", seconds: 60).id
+        let olderMade = status(older, in: &h)?.createdAt
+        let newerMade = status(newer, in: &h)?.createdAt
+        #expect(olderMade != nil && newerMade != nil && newerMade! > olderMade!, "\(String(describing: newerMade)) after \(String(describing: olderMade))")
+
+        // The newer job's commit alone, as a crash before the older one's end is written leaves it.
+        let rows = h.storedRecords.map { record in
+            guard record.id == older.rawValue else { return record }
+            var active = record
+            active.state = .active
+            active.endedAt = nil
+            active.reason = nil
+            active.replacedBy = nil
+            return active
+        }
+        #expect(rows.filter { $0.state == .active }.count == 2)
+        var restarted = Harness()
+        _ = restarted.handle(.restore(rows))
+        #expect(status(newer, in: &restarted)?.state == .active)
+        #expect(status(older, in: &restarted)?.state == .cancelled)
+        #expect(status(older, in: &restarted)?.replacedBy == newer.rawValue)
+    }
+
     @Test("a non-root caller sees and cancels only its own jobs; root sees all")
     func ownership() {
         var h = Harness()

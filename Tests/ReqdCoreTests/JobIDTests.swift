@@ -35,7 +35,7 @@ struct JobIDTests {
         }
     }
 
-    @Test("a registration's id carries the scheduler's clock: jobs made later in a turn or after sort after the ones before")
+    @Test("a registration's id carries the scheduler's clock: a job made milliseconds later sorts after the one before")
     func registrations() {
         var h = Harness()
         let first = h.countdown(key: nil, seconds: 60).id

@@ -29,9 +29,22 @@ extension Scheduler {
         let last = lastCreatedAt.nanosecondsSinceEpoch
         let nudged = now.wall.nanosecondsSinceEpoch <= last && last - now.wall.nanosecondsSinceEpoch < Self.creationNudgeWindowNanos
         lastCreatedAt = nudged ? WallTime(nanosecondsSinceEpoch: last + 1) : now.wall
+        // A job with a key is made after every job that holds it or waits for its commit with it,
+        // even after a step back of the clock: of two active rows with one key, which a crash
+        // between two commits can leave on SQLite, a restore keeps the one made last.
+        if let key, let newest = newestCreation(withKey: key, owner: owner), newest >= lastCreatedAt {
+            lastCreatedAt = WallTime(nanosecondsSinceEpoch: newest.nanosecondsSinceEpoch + 1)
+        }
         return Job(
             id: id, owner: owner, key: key, scope: scope, durable: !(ephemeral ?? false) && bindTo == nil, boundTo: bindTo,
             createdAt: lastCreatedAt, state: .active, endedAt: nil, reason: nil, replacedBy: nil, work: work)
+    }
+
+    /// When the newest job of `owner` with `key` was made: the one holding it, or one staged with it.
+    private func newestCreation(withKey key: String, owner: UInt32) -> WallTime? {
+        let staged = commits.staged(key: key, owner: owner, scope: nil) { _ in true }.compactMap { commits.staged($0)?.createdAt }
+        let holding = table.holder(ofKey: key, owner: owner).flatMap { table[$0]?.createdAt }
+        return (staged + [holding].compactMap { $0 }).max()
     }
 
     /// Starts a validated job now, or, when it is durable, writes it and starts it once committed.

@@ -48,9 +48,10 @@ enum StoreDialect: Sendable {
 
     /// Whether the database holds at most one active row for an owner and key: on PostgreSQL,
     /// where several daemons share the rows, a unique index does, and an insert with a key first
-    /// ends the active row that holds it, in its own transaction. On SQLite the one daemon keeps
-    /// that rule in memory: a row it ended with its key is written as its commit allows, and
-    /// should a crash come first, the restore ends the older of the two (`Scheduler.restore`).
+    /// ends the active row that holds it, in the insert's transaction. On SQLite the one daemon
+    /// keeps that rule in memory: the end of the job a newer one replaced is a change of its own,
+    /// in the next commit, and should a crash come first, the restore ends the one made first
+    /// (a job with a key is always made after the one it replaces: `Scheduler.newJob`).
     var keysAreUnique: Bool { self == .postgres }
 
     /// Whether rows carry when their job is due (`due_ns`): on PostgreSQL, where a daemon claims

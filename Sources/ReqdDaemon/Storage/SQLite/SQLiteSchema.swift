@@ -73,7 +73,7 @@ enum SQLiteSchema {
         DELETE FROM group_members WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE id = group_members.job);
         """,
         // Version 8: no index on (owner, key). The one daemon of a file keeps its keys in memory,
-        // and a restore ends the older of two active rows with one key; the index cost each
+        // and a restore ends the first made of two active rows with one key; the index cost each
         // durable registration a page of the commit, at a place of its own.
         """
         DROP INDEX IF EXISTS jobs_active_key;
