@@ -42,9 +42,12 @@ extension Scheduler {
 
     /// When the newest job of `owner` with `key` was made: the one holding it, or one staged with it.
     private func newestCreation(withKey key: String, owner: UInt32) -> WallTime? {
-        let staged = commits.staged(key: key, owner: owner, scope: nil) { _ in true }.compactMap { commits.staged($0)?.createdAt }
-        let holding = table.holder(ofKey: key, owner: owner).flatMap { table[$0]?.createdAt }
-        return (staged + [holding].compactMap { $0 }).max()
+        var newest = table.holder(ofKey: key, owner: owner).flatMap { table[$0]?.createdAt }
+        for id in commits.staged(key: key, owner: owner, scope: nil, mayCancel: { _ in true }) {
+            guard let made = commits.staged(id)?.createdAt else { continue }
+            if newest.map({ made > $0 }) ?? true { newest = made }
+        }
+        return newest
     }
 
     /// Starts a validated job now, or, when it is durable, writes it and starts it once committed.

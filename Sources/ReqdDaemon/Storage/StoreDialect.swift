@@ -7,23 +7,28 @@ enum StoreDialect: Sendable {
     /// Writes a job's whole row, replacing any row with its id. Parameters `?1` … `?24` in the
     /// order of `StoreCoding.jobColumns`, and on PostgreSQL `?25`, when the job is due. There the
     /// row is held by this daemon, and a row another daemon holds is left as it is.
+    ///
+    /// Made once for each dialect: every durable registration writes one.
     var upsertJob: String {
-        let columns = [
-            "owner", "kind", "state", "key", "scope", "created_ns", "ended_ns", "reason", "replaced_by", "deadline_ns",
-            "tick_ns", "late_by_ns", "detail", "polls", "failures", "progress", "last_status", "last_error", "last_start_ns",
-            "progressed", "result", "error", "spawned", "counters",
-        ]
-        let values = "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, 1, ?21, ?22, ?23, ?24"
         switch self {
-        case .sqlite:
-            return "INSERT OR REPLACE INTO jobs (id, \(columns.joined(separator: ", "))) VALUES (\(values))"
-        case .postgres:
-            let all = columns + ["due_ns"]
-            return "INSERT INTO jobs (id, \(all.joined(separator: ", ")), holder) VALUES (\(values), ?25, \(Self.holder)) "
-                + "ON CONFLICT (id) DO UPDATE SET " + all.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-                + " WHERE jobs.holder = \(Self.holder)"
+        case .sqlite: Self.sqliteUpsertJob
+        case .postgres: Self.postgresUpsertJob
         }
     }
+
+    private static let jobColumns = [
+        "owner", "kind", "state", "key", "scope", "created_ns", "ended_ns", "reason", "replaced_by", "deadline_ns",
+        "tick_ns", "late_by_ns", "detail", "polls", "failures", "progress", "last_status", "last_error", "last_start_ns",
+        "progressed", "result", "error", "spawned", "counters",
+    ]
+    private static let jobValues = "?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, 1, ?21, ?22, ?23, ?24"
+    private static let sqliteUpsertJob = "INSERT OR REPLACE INTO jobs (id, \(jobColumns.joined(separator: ", "))) VALUES (\(jobValues))"
+    private static let postgresUpsertJob: String = {
+        let all = jobColumns + ["due_ns"]
+        return "INSERT INTO jobs (id, \(all.joined(separator: ", ")), holder) VALUES (\(jobValues), ?25, \(holder)) "
+            + "ON CONFLICT (id) DO UPDATE SET " + all.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+            + " WHERE jobs.holder = \(holder)"
+    }()
 
     /// What a write to a job's row adds to its `WHERE`, so that it changes only a row this daemon
     /// holds: on PostgreSQL, where several daemons share the rows, a daemon that lost a job to
